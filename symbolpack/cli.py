@@ -1,0 +1,181 @@
+"""`tldrs` / `symbolpack`: the argparse front end.
+
+Start-up time matters (hooks run one process per tool call), so this module
+imports nothing heavy at the top: each command imports what it needs when it
+runs. Every user-facing failure is one line on stderr and a non-zero exit;
+`--debug` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from ._version import __version__
+
+PROG = "tldrs"
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, not argparse's usage dump
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _emit_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def _root_for(path: Path) -> Path:
+    from .workspace import project_root
+
+    return project_root(path)
+
+
+# --------------------------------------------------------------------------- engine commands
+
+def cmd_structure(args) -> int:
+    from .index import Index, walk
+    from .outline import format_structure
+
+    target = Path(args.path).resolve()
+    if not target.exists():
+        raise _user_error(f"no such file or directory: {args.path}")
+    root = _root_for(target)
+    index = Index(root, use_cache=not args.no_cache)
+    try:
+        walked = walk(target, root)
+        files = index.files(walked.files)
+    finally:
+        index.close()
+    if args.format == "json":
+        _emit_json({"v": 1, "files": [f.to_json() for f in files]})
+    else:
+        sys.stdout.write(format_structure(files, walked.skipped))
+    return 0
+
+
+def cmd_extract(args) -> int:
+    from .index import Index
+    from .outline import format_extract
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise _user_error(f"no such file: {args.file}")
+    index = Index(_root_for(path.resolve()), use_cache=not args.no_cache)
+    try:
+        fs = index.file(path)
+    finally:
+        index.close()
+    if args.format == "json":
+        _emit_json({"v": 1, **fs.to_json()})
+    else:
+        sys.stdout.write(format_extract(fs))
+    return 0
+
+
+def cmd_search(args) -> int:
+    from .index import Index, walk
+    from .lookup import GOOD_SCORE, no_match_message, rank
+
+    if args.limit < 1:
+        raise _user_error("--limit must be at least 1")
+    root = _root_for(Path.cwd())
+    index = Index(root)
+    try:
+        files = index.files(walk(Path(args.path).resolve() if args.path else root, root).files)
+    finally:
+        index.close()
+    symbols = [s for f in files for s in f.symbols]
+    matches = rank(args.query, symbols, limit=args.limit)
+    good = [m for m in matches if m.score >= GOOD_SCORE]
+    if args.format == "json":
+        _emit_json({"v": 1, "query": args.query, "matches": [
+            {**m.symbol.to_json(), "path": m.symbol.path, "score": m.score} for m in good]})
+        return 0 if good else EXIT_ERROR
+    if not good:
+        print(no_match_message(args.query, matches, "this repository"), file=sys.stderr)
+        return EXIT_ERROR
+    for m in good:
+        sig = " ".join(m.symbol.signature.split())
+        print(f"{m.symbol.path}:{m.symbol.lines[0]}-{m.symbol.lines[1]}  {m.symbol.kind} {m.symbol.qualname}  {sig}")
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+
+def _user_error(message: str):
+    from .workspace import SymbolpackError
+
+    return SymbolpackError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="symbolpack: symbol-level, never-stale code reads for LLM coding agents.",
+        epilog="Run 'tldrs COMMAND --help' for a command's options. Docs: README.md and ARCHITECTURE.md.",
+    )
+    parser.add_argument("--version", action="version", version=f"symbolpack {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("structure", help="outline every symbol of the files under PATH")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--no-cache", action="store_true", help="parse everything afresh")
+    p.set_defaults(func=cmd_structure)
+
+    p = sub.add_parser("extract", help="the symbols of one file, with spans and ETags")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--no-cache", action="store_true", help="parse afresh")
+    p.set_defaults(func=cmd_extract)
+
+    p = sub.add_parser("search", help="fuzzy-find symbols by name, qualname or id")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--path", default=None, help="search under this directory only")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_search)
+
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    debug = args.debug or os.environ.get("SYMBOLPACK_DEBUG") == "1"
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        from .workspace import SymbolpackError
+
+        if debug:
+            raise
+        if isinstance(exc, SymbolpackError):
+            message = str(exc)
+        elif isinstance(exc, OSError):
+            message = f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
+        else:
+            message = f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
+        if getattr(args, "format", None) == "json":
+            _emit_json({"v": 1, "mode": "error", "error": message})
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,344 @@
+"""The repository's files and their symbols: the walk, the parse cache, the pool.
+
+* The walk asks git (`ls-files`: tracked plus untracked-not-ignored) inside a
+  repository and applies `.gitignore` rules itself outside one; `.symbolpackignore`
+  applies in both. Nothing is capped silently: skipped files are counted and
+  reported by reason.
+* The parse cache (diskcache, under the state dir) is keyed by the content hash
+  plus the query version, never by mtime, so a cache entry can never describe
+  other bytes than the ones being read. A corrupt cache is deleted and rebuilt
+  with a warning.
+* Cold indexing of many files fans out to a process pool (one per core); a few
+  files parse in-process, where a pool's start-up would cost more than it saves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .languages import has_query, language_for_path, query_version
+from .symbols import Reference, SymbolRecord, SymbolSlice, bind, extract
+from .workspace import SymbolpackError, display_path, find_repo_root, state_dir
+
+MAX_INDEX_BYTES = 2 * 1024 * 1024
+_POOL_MIN_FILES = 24
+_POOL_MIN_BYTES = 512 * 1024
+
+
+@dataclass(frozen=True)
+class FileSymbols:
+    """One file's symbols and references, bound to its repo-relative path."""
+
+    path: str
+    language: str | None
+    sha256: str
+    symbols: tuple[SymbolSlice, ...] = ()
+    references: tuple[Reference, ...] = ()
+    parse_error: str | None = None
+
+    @property
+    def parsed(self) -> bool:
+        return self.language is not None and has_query(self.language) and self.parse_error is None
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "language": self.language,
+                "symbols": [s.to_json() for s in self.symbols]}
+
+
+@dataclass
+class WalkResult:
+    files: list[Path]
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\0" in data[:8192]
+
+
+# --------------------------------------------------------------------------- walk
+
+def walk(path: Path, root: Path) -> WalkResult:
+    """Every indexable file under *path* (a file or a directory) inside *root*."""
+    path = path.resolve()
+    if path.is_file():
+        return WalkResult([path])
+    if not path.is_dir():
+        raise SymbolpackError(f"no such file or directory: {path}")
+    git_root = find_repo_root(path)
+    candidates = _git_files(path, git_root) if git_root is not None else None
+    if candidates is None:
+        candidates = list(_plain_walk(path))
+    ignore = _load_ignore(root / ".symbolpackignore")
+    result = WalkResult([])
+    for file in candidates:
+        rel = display_path(file, root)
+        if ignore is not None and ignore.match_file(rel):
+            result.skipped["symbolpackignore"] = result.skipped.get("symbolpackignore", 0) + 1
+            continue
+        try:
+            st = file.lstat()
+        except OSError:
+            continue  # deleted since git listed it
+        if not _is_regular(st):
+            continue
+        if st.st_size > MAX_INDEX_BYTES:
+            result.skipped["too large"] = result.skipped.get("too large", 0) + 1
+            continue
+        result.files.append(file)
+    result.files.sort()
+    return result
+
+
+def _is_regular(st: os.stat_result) -> bool:
+    import stat
+
+    return stat.S_ISREG(st.st_mode)
+
+
+def _git_files(path: Path, git_root: Path) -> list[Path] | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(path), "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name"],
+            capture_output=True, check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    names = dict.fromkeys(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
+    return [git_root / name for name in names]
+
+
+def _plain_walk(top: Path) -> Iterable[Path]:
+    """os.walk with `.gitignore` files honoured per directory, `.git`-like dirs skipped."""
+    specs: list[tuple[Path, object]] = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        here = Path(dirpath)
+        spec = _load_ignore(here / ".gitignore")
+        if spec is not None:
+            specs.append((here, spec))
+        specs = [(base, s) for base, s in specs if base == here or base in here.parents]
+
+        def ignored(p: Path, is_dir: bool) -> bool:
+            for base, s in specs:
+                rel = p.relative_to(base).as_posix() + ("/" if is_dir else "")
+                if s.match_file(rel):
+                    return True
+            return False
+
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in (".git", ".hg", ".svn", ".symbolpack") and not ignored(here / d, True)
+        )
+        for name in sorted(filenames):
+            p = here / name
+            if not ignored(p, False):
+                yield p
+
+
+def _load_ignore(path: Path):
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+# --------------------------------------------------------------------------- parse
+
+def parse_bytes(data: bytes, lang: str | None) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+    """Symbols of *data*; a parse failure is reported, never raised."""
+    if not lang or not has_query(lang):
+        return [], [], None
+    try:
+        records, refs = extract(data, lang)
+        return records, refs, None
+    except Exception as exc:  # a broken grammar or query must not break a read
+        return [], [], f"{type(exc).__name__}: {exc}"
+
+
+def _parse_job(job: tuple[str, bytes]) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+    lang, data = job
+    return parse_bytes(data, lang)
+
+
+class ParseCache:
+    """diskcache-backed map (query version, content hash) -> parse result."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self._cache = None
+        self._broken = False
+
+    def _open(self):
+        if self._cache is None and not self._broken:
+            import diskcache
+
+            try:
+                self._cache = diskcache.Cache(str(self.directory), size_limit=2**30)
+            except Exception as exc:
+                self._repair(exc)
+        return self._cache
+
+    def _repair(self, exc: BaseException) -> None:
+        import shutil
+
+        print(f"symbolpack: warning: parse cache at {self.directory} is unreadable ({exc}); rebuilding it",
+              file=sys.stderr)
+        if self._cache is not None:
+            try:
+                self._cache.close()
+            except Exception:
+                pass
+        self._cache = None
+        shutil.rmtree(self.directory, ignore_errors=True)
+        try:
+            import diskcache
+
+            self._cache = diskcache.Cache(str(self.directory), size_limit=2**30)
+        except Exception:
+            self._broken = True  # run without a cache rather than fail
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, tuple]:
+        cache = self._open()
+        if cache is None:
+            return {}
+        found: dict[str, tuple] = {}
+        try:
+            for key in keys:
+                value = cache.get(key)
+                if value is not None:
+                    found[key] = value
+        except Exception as exc:
+            self._repair(exc)
+            return {}
+        return found
+
+    def set_many(self, items: dict[str, tuple]) -> None:
+        cache = self._open()
+        if cache is None or not items:
+            return
+        try:
+            with cache.transact():
+                for key, value in items.items():
+                    cache.set(key, value)
+        except Exception as exc:
+            self._repair(exc)
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+
+def _cache_key(lang: str, digest: str) -> str:
+    return f"{query_version(lang)}:{digest}"
+
+
+def _pack(records, refs, error) -> tuple:
+    return (
+        [(r.local_id, r.name, r.qualname, r.kind, r.parent, r.signature, r.lines, r.body, r.etag) for r in records],
+        [(x.name, x.line, x.kind) for x in refs],
+        error,
+    )
+
+
+def _unpack(value: tuple) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+    recs, refs, error = value
+    return [SymbolRecord(*r) for r in recs], [Reference(*x) for x in refs], error
+
+
+class Index:
+    """Symbols of the files under one project root, served through the parse cache."""
+
+    def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None):
+        self.root = root.resolve()
+        self.jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+        self.cache = ParseCache(state_dir(self.root) / "cache") if use_cache else None
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+
+    def rel(self, path: Path) -> str:
+        return display_path(path.resolve(), self.root)
+
+    def symbols_for_bytes(self, rel: str, data: bytes, lang: str | None = None) -> FileSymbols:
+        """Symbols of in-memory *data* as if it were the file *rel* (no disk read)."""
+        return self._bind_all([(rel, lang or language_for_path(rel), data)])[0]
+
+    def file(self, path: Path) -> FileSymbols:
+        path = path.resolve()
+        data = path.read_bytes()
+        return self.symbols_for_bytes(self.rel(path), data)
+
+    def files(self, paths: Sequence[Path]) -> list[FileSymbols]:
+        items = []
+        for path in paths:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            rel = self.rel(path)
+            lang = language_for_path(path)
+            if looks_binary(data):
+                lang = None
+                data = b""
+            items.append((rel, lang, data))
+        return self._bind_all(items)
+
+    def _bind_all(self, items: list[tuple[str, str | None, bytes]]) -> list[FileSymbols]:
+        digests = [sha256_hex(data) for _, _, data in items]
+        keys = {i: _cache_key(lang, digests[i]) for i, (_, lang, _) in enumerate(items) if has_query(lang)}
+        cached = self.cache.get_many(list(dict.fromkeys(keys.values()))) if self.cache else {}
+        results: dict[int, tuple] = {}
+        misses: list[int] = []
+        for i, key in keys.items():
+            if key in cached:
+                results[i] = _unpack(cached[key])
+            else:
+                misses.append(i)
+        fresh = self._parse_many([(items[i][1], items[i][2]) for i in misses])
+        new_entries: dict[str, tuple] = {}
+        for i, result in zip(misses, fresh):
+            results[i] = result
+            if result[2] is None:
+                new_entries[keys[i]] = _pack(*result)
+        if self.cache:
+            self.cache.set_many(new_entries)
+        out = []
+        for i, (rel, lang, _) in enumerate(items):
+            records, refs, error = results.get(i, ([], [], None))
+            out.append(FileSymbols(rel, lang, digests[i], tuple(bind(rel, lang, records)) if lang else (),
+                                   tuple(refs), error))
+        return out
+
+    def _parse_many(self, jobs: list[tuple[str, bytes]]) -> list[tuple]:
+        total = sum(len(d) for _, d in jobs)
+        if self.jobs > 1 and len(jobs) >= _POOL_MIN_FILES and total >= _POOL_MIN_BYTES:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            try:
+                ctx = multiprocessing.get_context("fork")
+            except ValueError:
+                ctx = None
+            # biggest first so one large file does not finish the run alone
+            order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
+            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx) as pool:
+                done = list(pool.map(_parse_job, [jobs[i] for i in order], chunksize=8))
+            results: list = [None] * len(jobs)
+            for i, r in zip(order, done):
+                results[i] = r
+            return results
+        return [parse_bytes(data, lang) for lang, data in jobs]

@@ -1,0 +1,126 @@
+"""Which language a file is, and the compiled tree-sitter parser and query for it.
+
+Languages are data, not code: a language is supported when `queries/<lang>.scm`
+exists and `tree-sitter-language-pack` bundles its grammar. Adding one is one
+`.scm` file plus a fixture test; nothing here changes except, for a new file
+extension, one line of `EXTENSIONS`.
+
+Grammars and queries are loaded lazily and memoised per process: the CLI's
+start-up path (`tldrs --version`, hooks) must never pay for them.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path, PurePath
+
+# Bump when the meaning of cached symbol records changes (span rules, fields).
+ENGINE_VERSION = "3"
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp",
+    ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp", ".h++": "cpp", ".ipp": "cpp",
+    ".cs": "csharp",
+    ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby",
+    ".php": "php",
+    ".kt": "kotlin", ".kts": "kotlin",
+    ".swift": "swift",
+    ".scala": "scala", ".sc": "scala",
+    ".sh": "bash", ".bash": "bash", ".zsh": "bash",
+    ".lua": "lua",
+    ".ex": "elixir", ".exs": "elixir",
+    ".hs": "haskell",
+    ".ml": "ocaml", ".mli": "ocaml_interface",
+    ".zig": "zig",
+    ".dart": "dart",
+    ".r": "r", ".R": "r",
+    ".jl": "julia",
+    ".erl": "erlang", ".hrl": "erlang",
+    ".clj": "clojure", ".cljs": "clojure", ".cljc": "clojure",
+    ".elm": "elm",
+    ".nim": "nim",
+    ".pl": "perl", ".pm": "perl",
+    ".m": "objc",
+    ".vue": "vue", ".svelte": "svelte",
+    ".sql": "sql",
+    ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".json": "json",
+    ".md": "markdown", ".html": "html", ".css": "css", ".scss": "scss",
+}
+
+FILENAMES: dict[str, str] = {
+    "Rakefile": "ruby", "Gemfile": "ruby", "Makefile": "make",
+    "Dockerfile": "dockerfile", "CMakeLists.txt": "cmake",
+}
+
+
+def language_for_path(path: str | PurePath) -> str | None:
+    """The tree-sitter language name for *path*, or None when we do not know it."""
+    p = PurePath(path)
+    lang = FILENAMES.get(p.name)
+    if lang:
+        return lang
+    return EXTENSIONS.get(p.suffix) or EXTENSIONS.get(p.suffix.lower())
+
+
+def queries_dir() -> Path:
+    """Where the `.scm` files live: inside the wheel, or at the source tree's top."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "queries", here.parent / "queries"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("symbolpack's queries/ directory is missing from this install")
+
+
+def supported_languages() -> list[str]:
+    """Languages with a symbol query (the ones that get skeletons and deltas)."""
+    return sorted(p.stem for p in queries_dir().glob("*.scm"))
+
+
+@functools.lru_cache(maxsize=None)
+def query_source(lang: str) -> str | None:
+    path = queries_dir() / f"{lang}.scm"
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _engine_fingerprint() -> bytes:
+    # The extraction code itself is part of the key: an upgrade never serves old spans.
+    return (Path(__file__).resolve().parent / "symbols.py").read_bytes()
+
+
+@functools.lru_cache(maxsize=None)
+def query_version(lang: str) -> str:
+    """Part of every parse-cache key: a query or engine change invalidates old entries."""
+    text = query_source(lang) or ""
+    h = hashlib.sha256(f"{ENGINE_VERSION}\0{lang}\0{text}\0".encode())
+    h.update(_engine_fingerprint())
+    return h.hexdigest()[:16]
+
+
+def has_query(lang: str | None) -> bool:
+    return bool(lang) and query_source(lang) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def parser_and_query(lang: str):
+    """(Parser, Query) for *lang*; raises LookupError when it cannot be parsed."""
+    source = query_source(lang)
+    if source is None:
+        raise LookupError(f"no symbol query for language {lang!r}")
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language, get_parser
+
+    language = get_language(lang)  # type: ignore[arg-type]
+    return get_parser(lang), Query(language, source)  # type: ignore[arg-type]

@@ -1,0 +1,82 @@
+"""Names typed by people and models -> symbols: exact first, then fuzzy (rapidfuzz).
+
+Used by `tldrs search`, `tldrs read --symbol` and `tldrs context ENTRY`, so the
+three agree on what "the symbol called X" means. Exact matches (id, qualname,
+name, case-insensitively) always beat fuzzy ones; a fuzzy match is taken only
+when it is clearly the best, otherwise the caller gets a did-you-mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .symbols import SymbolSlice
+from .workspace import SymbolpackError
+
+GOOD_SCORE = 80.0
+ACCEPT_SCORE = 88.0
+
+
+@dataclass(frozen=True)
+class Match:
+    symbol: SymbolSlice
+    score: float
+
+
+def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
+    for key in (lambda s: s.id, lambda s: s.qualname, lambda s: s.qualname.split("#")[0], lambda s: s.name):
+        hits = [s for s in symbols if key(s) == query]
+        if hits:
+            return hits
+    low = query.lower()
+    for key in (lambda s: s.qualname.lower(), lambda s: s.name.lower()):
+        hits = [s for s in symbols if key(s) == low]
+        if hits:
+            return hits
+    return []
+
+
+def rank(query: str, symbols: Sequence[SymbolSlice], limit: int = 10) -> list[Match]:
+    """Best matches for *query*, exact ones first, each with a 0..100 score."""
+    exact = _exact(query, symbols)
+    matches = [Match(s, 100.0) for s in exact]
+    if len(matches) >= limit:
+        return matches[:limit]
+    from rapidfuzz import fuzz, process, utils
+
+    seen = {s.id for s in exact}
+    choices = {i: f"{s.qualname} {s.id}" for i, s in enumerate(symbols) if s.id not in seen}
+    by_qual = process.extract(query, {i: symbols[i].qualname for i in choices}, scorer=fuzz.WRatio,
+                              processor=utils.default_process, limit=limit * 3)
+    by_id = process.extract(query, {i: symbols[i].id for i in choices}, scorer=fuzz.partial_ratio,
+                            processor=utils.default_process, limit=limit * 3)
+    best: dict[int, float] = {}
+    for _, score, i in by_qual:
+        best[i] = max(best.get(i, 0.0), score)
+    for _, score, i in by_id:
+        best[i] = max(best.get(i, 0.0), score * 0.95)  # a path hit is weaker than a name hit
+    ordered = sorted(best.items(), key=lambda kv: (-kv[1], symbols[kv[0]].id))
+    matches.extend(Match(symbols[i], round(score, 1)) for i, score in ordered)
+    return matches[:limit]
+
+
+def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the repository") -> SymbolSlice:
+    """The one symbol *query* names; SymbolpackError with suggestions otherwise."""
+    exact = _exact(query, symbols)
+    if len(exact) == 1:
+        return exact[0]
+    if len(exact) > 1:
+        listing = ", ".join(s.id for s in exact[:6])
+        raise SymbolpackError(f"{query!r} is ambiguous in {where}: {listing}; pass one of these ids")
+    ranked = rank(query, symbols, limit=5)
+    if ranked and ranked[0].score >= ACCEPT_SCORE and (len(ranked) == 1 or ranked[0].score - ranked[1].score >= 5):
+        return ranked[0].symbol
+    raise SymbolpackError(no_match_message(query, ranked, where))
+
+
+def no_match_message(query: str, ranked: Sequence[Match], where: str) -> str:
+    if not ranked:
+        return f"no symbol matches {query!r} in {where}"
+    names = ", ".join(m.symbol.qualname for m in ranked[:5])
+    return f"no symbol named {query!r} in {where}; did you mean: {names}?"

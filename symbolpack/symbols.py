@@ -1,0 +1,383 @@
+"""Source bytes -> symbol slices: ids, spans, signatures, bodies and ETags. Pure.
+
+The extraction loop is language-agnostic. Everything language-specific lives in
+`queries/<lang>.scm` (tree-sitter tags convention: `@definition.<kind>` around an
+inner `@name`, optional `@body`, `@reference.<kind>` around `@name`); this module
+only applies span rules that hold across grammars:
+
+* a symbol's span is its definition node, extended upward over attached
+  decorators, attributes and doc comments (adjacent, no blank line between);
+* two patterns that capture the same `@name` node describe one symbol, and the
+  larger definition node wins (that is how a query says "this decorated or
+  exported wrapper belongs to the definition");
+* nesting is by node containment, so `Class.method` and `Outer.Inner` fall out;
+  a `function` nested directly in a class-like symbol becomes a `method`;
+* the body (the part a skeleton may elide) is the `@body` capture or the
+  definition's `body` field, minus the lines that must stay visible: the
+  header line, a closing-brace line, a leading docstring.
+
+Records are computed path-independently so the parse cache can key them by
+content hash alone; `bind()` gives them ids for a concrete path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "object", "record"})
+_ATTACHED_TYPES = frozenset({
+    "decorator", "attribute_item", "attribute_list", "attribute", "annotation",
+    "marker_annotation", "attributes", "modifiers_annotation",
+})
+_SKIP_PREFIXES = tuple(p.encode() for p in ("@", "#[", "[", "//", "/*", "*", "--", ";;", "%"))
+_CLOSERS = re.compile(r"^(?:[})\]]+[;,)]*|end[;,]?|end\)|fi|done|esac)$")
+_OPENERS = ("{", "do", "begin", "(", "[", "=")
+
+
+@dataclass(frozen=True)
+class SymbolRecord:
+    """A symbol as found in one file's bytes, independent of the file's path."""
+
+    local_id: str  # qualname, with #2, #3 for repeats in source order
+    name: str
+    qualname: str
+    kind: str
+    parent: str | None  # the parent's local_id
+    signature: str
+    lines: tuple[int, int]  # 1-based, inclusive
+    body: tuple[int, int] | None
+    etag: str
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A use of a name (a call, by default) at a 1-based line."""
+
+    name: str
+    line: int
+    kind: str = "call"
+
+
+@dataclass(frozen=True)
+class SymbolSlice:
+    """The protocol's symbol object: a record bound to a repo-relative path."""
+
+    id: str
+    name: str
+    qualname: str
+    kind: str
+    parent: str | None
+    signature: str
+    lines: tuple[int, int]
+    body: tuple[int, int] | None
+    etag: str
+    path: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "qualname": self.qualname,
+            "kind": self.kind,
+            "parent": self.parent,
+            "signature": self.signature,
+            "lines": list(self.lines),
+            "body": list(self.body) if self.body else None,
+            "etag": self.etag,
+        }
+
+
+def symbol_id(path: str, lang: str, local_id: str) -> str:
+    return f"{path}:{lang}:{local_id}"
+
+
+def bind(path: str, lang: str, records: Iterable[SymbolRecord]) -> list[SymbolSlice]:
+    """Give path-independent records their canonical ids for *path*."""
+    return [
+        SymbolSlice(
+            id=symbol_id(path, lang, r.local_id),
+            name=r.name,
+            qualname=r.qualname,
+            kind=r.kind,
+            parent=symbol_id(path, lang, r.parent) if r.parent else None,
+            signature=r.signature,
+            lines=r.lines,
+            body=r.body,
+            etag=r.etag,
+            path=path,
+        )
+        for r in records
+    ]
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Lines as `cat -n` counts them: split on LF, no phantom line after a final LF."""
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def etag_of(lines: Sequence[bytes], start: int, end: int) -> str:
+    """Hash of the whole symbol text: lines start..end (1-based, inclusive)."""
+    h = hashlib.sha256(b"\n".join(lines[start - 1:end]))
+    return h.hexdigest()[:20]
+
+
+@dataclass
+class _Def:
+    node: object
+    name_node: object
+    kind: str
+    body_node: object | None
+    pattern: int
+    extra: dict
+
+
+def extract(data: bytes, lang: str) -> tuple[list[SymbolRecord], list[Reference]]:
+    """Parse *data* as *lang* and return its symbols (source order) and references.
+
+    Raises LookupError when *lang* has no query, and whatever tree-sitter raises
+    on a broken grammar; callers treat both as "no symbols".
+    """
+    from tree_sitter import QueryCursor
+
+    from .languages import parser_and_query
+
+    parser, query = parser_and_query(lang)
+    tree = parser.parse(data)
+    lines = split_lines(data)
+    offsets = _line_offsets(lines)
+
+    defs: dict[tuple[int, int], _Def] = {}
+    refs: list[Reference] = []
+    for pattern, caps in QueryCursor(query).matches(tree.root_node):
+        names = caps.get("name")
+        if not names:
+            continue
+        name_node = names[0]
+        kind = None
+        def_node = None
+        for cap, nodes in caps.items():
+            if cap.startswith("definition."):
+                kind, def_node = cap.split(".", 1)[1], nodes[0]
+                break
+            if cap.startswith("reference."):
+                refs.append(Reference(_text(name_node), name_node.start_point[0] + 1, cap.split(".", 1)[1]))
+                break
+        if def_node is None:
+            continue
+        body = caps.get("body")
+        key = (name_node.start_byte, name_node.end_byte)
+        old = defs.get(key)
+        size = def_node.end_byte - def_node.start_byte
+        if old is not None:
+            old_size = old.node.end_byte - old.node.start_byte
+            if old_size > size or (old_size == size and old.pattern <= pattern):
+                continue
+        defs[key] = _Def(def_node, name_node, kind, body[0] if body else None, pattern,
+                         {k: v[0] for k, v in caps.items() if k in ("trait", "scope")})
+
+    ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    records: list[SymbolRecord] = []
+    stack: list[tuple[object, SymbolRecord]] = []
+    seen: dict[str, int] = {}
+    for d in ordered:
+        while stack and not _contains(stack[-1][0], d.node):
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        kind = d.kind
+        scope = d.extra.get("scope")
+        if kind == "function" and (scope is not None or (parent is not None and parent.kind in CLASS_LIKE)):
+            kind = "method"
+        name = _name_of(d, kind)
+        if not name:
+            continue
+        qualname = name
+        if scope is not None:  # Go receivers, C++ `Type::method`: the type qualifies the name
+            qualname = f"{_scope_name(scope)}.{name}"
+        if parent is not None:
+            qualname = f"{parent.qualname}.{qualname}"
+        count = seen.get(qualname, 0) + 1
+        seen[qualname] = count
+        local_id = qualname if count == 1 else f"{qualname}#{count}"
+        start = _span_start(d.node, lines)
+        end = _row_end(d.node)
+        end = max(end, start)
+        body_node = d.body_node or _find_body(d)
+        body = _body_span(body_node, lines, lang) if body_node is not None else None
+        if body and (body[0] < start or body[1] > end or body[0] > body[1]):
+            body = None
+        record = SymbolRecord(
+            local_id=local_id,
+            name=name,
+            qualname=qualname,
+            kind=kind,
+            parent=parent.local_id if parent else None,
+            signature=_signature(d, body_node, lines, offsets, data),
+            lines=(start, end),
+            body=body,
+            etag=etag_of(lines, start, end),
+        )
+        records.append(record)
+        stack.append((d.node, record))
+    return records, refs
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _contains(outer, inner) -> bool:
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte and outer is not inner
+
+
+def _name_of(d: _Def, kind: str) -> str:
+    name = " ".join(_text(d.name_node).split())
+    if kind == "impl":
+        trait = d.extra.get("trait")
+        name = f"impl {' '.join(_text(trait).split())} for {name}" if trait is not None else f"impl {name}"
+    return name
+
+
+def _scope_name(node) -> str:
+    text = " ".join(_text(node).split())
+    return text.replace("::", ".").lstrip("*&").strip()
+
+
+def _row_end(node) -> int:
+    """1-based last line of *node* (a node ending at column 0 ends on the line before)."""
+    row, col = node.end_point
+    if col == 0 and row > node.start_point[0]:
+        row -= 1
+    return row + 1
+
+
+def _is_attached(node) -> bool:
+    t = node.type
+    return t in _ATTACHED_TYPES or t.endswith("comment") or t.endswith("_comment") or t == "comment"
+
+
+def _span_start(node, lines: Sequence[bytes]) -> int:
+    """1-based first line: the node, or the adjacent decorators/comments above it."""
+    start_row = node.start_point[0]
+    sib = node.prev_named_sibling
+    while sib is not None and _is_attached(sib):
+        end_row = _row_end(sib) - 1
+        if end_row < start_row - 1:
+            break  # a blank line between: not attached
+        # a trailing comment of an earlier statement shares its line with code
+        line = lines[sib.start_point[0]] if sib.start_point[0] < len(lines) else b""
+        if line[: sib.start_point[1]].strip():
+            break
+        start_row = min(start_row, sib.start_point[0])
+        sib = sib.prev_named_sibling
+    return start_row + 1
+
+
+def _find_body(d: _Def):
+    node = d.name_node.parent
+    while node is not None:
+        body = node.child_by_field_name("body")
+        if body is not None:
+            return body
+        if node == d.node:
+            break
+        node = node.parent
+    return None
+
+
+def _body_span(body, lines: Sequence[bytes], lang: str) -> tuple[int, int] | None:
+    """1-based inclusive lines of *body* that a skeleton may hide."""
+    bs, bcol = body.start_point
+    be = _row_end(body) - 1
+    if bs >= len(lines):
+        return None
+    start = bs
+    head = lines[bs][:bcol]
+    if head.strip():
+        start = bs + 1  # the body opens on the header line
+    else:
+        first = lines[bs].strip().decode("utf-8", "replace")
+        if first in _OPENERS:
+            start = bs + 1  # an opening brace alone on its line stays visible
+    doc_end = _leading_docstring_end(body)
+    if doc_end is not None:
+        start = max(start, doc_end + 1)
+    end = be
+    if be < len(lines) and be > start:
+        last = lines[be].strip().decode("utf-8", "replace")
+        if _CLOSERS.match(last):
+            end = be - 1
+    if start > end:
+        return None
+    return start + 1, end + 1
+
+
+def _leading_docstring_end(body) -> int | None:
+    """0-based last row of a Python-style docstring that opens *body*, if any."""
+    first = body.named_children[0] if body.named_child_count else None
+    if first is not None and first.type == "expression_statement" and first.named_child_count == 1:
+        inner = first.named_children[0]
+    else:
+        inner = first
+    if inner is None or inner.type not in ("string", "concatenated_string"):
+        return None
+    return _row_end(first) - 1
+
+
+def _header_node(d: _Def):
+    """The node a signature starts at: the definition, or the defined thing inside a
+    decorator/attribute wrapper (`decorated_definition` -> `function_definition`)."""
+    child = d.name_node
+    while child.parent is not None and child.parent != d.node:
+        child = child.parent
+    if child.parent != d.node or child == d.name_node:
+        return d.node
+    sib = child.prev_sibling
+    while sib is not None:
+        if not _is_attached(sib):
+            return d.node
+        sib = sib.prev_sibling
+    return child
+
+
+def _signature(d: _Def, body_node, lines: Sequence[bytes], offsets: Sequence[int], data: bytes) -> str:
+    """The definition's header, whole when it spans lines, without its body."""
+    header = _header_node(d)
+    start_row = header.start_point[0]
+    name_row = d.name_node.start_point[0]
+    while start_row < name_row and lines[start_row].lstrip().startswith(_SKIP_PREFIXES):
+        start_row += 1  # annotations and comments inside the node are not the header
+    if start_row == header.start_point[0]:
+        start_byte = header.start_byte
+    else:
+        line = lines[start_row]
+        start_byte = offsets[start_row] + len(line) - len(line.lstrip())
+    if body_node is not None and body_node.start_byte > start_byte:
+        end_byte = body_node.start_byte
+        before = body_node.prev_sibling
+        while before is not None and _is_attached(before) and before.start_byte > start_byte:
+            before = before.prev_sibling  # a comment between header and body is not the header
+        if before is not None and start_byte < before.end_byte <= end_byte:
+            end_byte = before.end_byte
+    else:
+        end_of_line = offsets[start_row] + len(lines[start_row]) if start_row < len(lines) else len(data)
+        end_byte = max(min(header.end_byte, end_of_line), d.name_node.end_byte)
+    text = data[start_byte:end_byte].decode("utf-8", "replace").rstrip()
+    if text.endswith("{"):
+        text = text[:-1].rstrip()
+    return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def _line_offsets(lines: Sequence[bytes]) -> list[int]:
+    offsets, pos = [], 0
+    for line in lines:
+        offsets.append(pos)
+        pos += len(line) + 1
+    return offsets

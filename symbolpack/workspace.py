@@ -1,0 +1,73 @@
+"""Where a repository starts, where symbolpack keeps its state, how paths are named.
+
+Every other module names files the way the protocol does: repo-relative POSIX
+paths, absolute only outside the repository. Keeping that rule in one place is
+what lets a read through the CLI, a hook and the MCP server land on the same
+session entry.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+STATE_DIR_NAME = ".symbolpack"
+
+
+class SymbolpackError(Exception):
+    """An error the user caused or can fix; the CLI prints it as one line."""
+
+
+def find_repo_root(start: str | os.PathLike | None = None) -> Path | None:
+    """The nearest directory at or above *start* holding `.git` (dir or worktree file)."""
+    here = Path(start or os.getcwd()).resolve()
+    if here.is_file():
+        here = here.parent
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def project_root(start: str | os.PathLike | None = None) -> Path:
+    """The repository root, or *start* (a directory) when not inside a repository."""
+    root = find_repo_root(start)
+    if root is not None:
+        return root
+    here = Path(start or os.getcwd()).resolve()
+    return here.parent if here.is_file() else here
+
+
+def state_dir(root: Path, create: bool = True) -> Path:
+    """`<root>/.symbolpack`, or `$SYMBOLPACK_DIR`; created 0700 with a `*` .gitignore."""
+    override = os.environ.get("SYMBOLPACK_DIR")
+    path = Path(override).expanduser().resolve() if override else root / STATE_DIR_NAME
+    if create:
+        ensure_private_dir(path)
+        ignore = path / ".gitignore"
+        if not ignore.exists():
+            try:
+                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "w") as fh:
+                    fh.write("*\n")
+            except FileExistsError:
+                pass
+    return path
+
+
+def ensure_private_dir(path: Path) -> Path:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError:
+        pass
+    return path
+
+
+def display_path(path: Path, root: Path) -> str:
+    """Repo-relative POSIX path for files under *root*, else the absolute path."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
