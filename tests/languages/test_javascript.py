@@ -1,0 +1,88 @@
+from .helpers import records_of, symbols_of
+
+SOURCE = '''
+import { readFile } from "fs";
+import path from "path";
+
+export const MAX_ITEMS = 3;
+
+/**
+ * A shopping cart.
+ */
+@sealed
+export class Cart extends Base {
+  static count = 0;
+
+  // Build a cart.
+  constructor(items) {
+    super();
+    this.items = items;
+  }
+
+  @logged
+  get total() { return sum(this.items); }
+
+  onAdd = (item) => {
+    this.items.push(item);
+  };
+
+  static create() { return new Cart([]); }
+}
+
+export async function load(
+  file,
+  options = {},
+) {
+  const text = await readFile(file, options);
+  return parse(text);
+}
+
+function load(name) {
+  class Loader {
+    run() {
+      return path.join(name);
+    }
+  }
+  return new Loader().run();
+}
+
+const square = (x) => x * x;
+Cart.prototype.clear = function () {
+  this.items.length = 0;
+};
+'''
+
+
+def test_javascript_symbols():
+    assert symbols_of(SOURCE, "javascript") == [
+        ("MAX_ITEMS", "constant", (4, 4), None),
+        ("Cart", "class", (6, 27), (11, 26)),
+        ("Cart.constructor", "constructor", (13, 17), (15, 16)),
+        ("Cart.total", "method", (19, 20), None),
+        ("Cart.onAdd", "method", (22, 24), (23, 23)),
+        ("Cart.create", "method", (26, 26), None),
+        ("load", "function", (29, 35), (33, 34)),
+        ("load#2", "function", (37, 44), (38, 43)),
+        ("load.Loader", "class", (38, 42), (39, 41)),
+        ("load.Loader.run", "method", (39, 41), (40, 40)),
+        ("square", "function", (46, 46), None),
+        ("Cart.clear", "method", (47, 49), (48, 48)),
+    ]
+
+
+def test_javascript_signatures_and_references():
+    records, refs = records_of(SOURCE, "javascript")
+    sigs = {r.local_id: r.signature for r in records}
+    assert sigs["Cart"] == "export class Cart extends Base"
+    assert sigs["Cart.onAdd"] == "onAdd = (item) =>"
+    assert sigs["load"] == "export async function load(\n  file,\n  options = {},\n)"
+    assert sigs["square"] == "const square = (x) =>"
+    found = {(r.name, r.line, r.kind) for r in refs}
+    assert ("readFile", 1, "import") in found
+    assert ("Base", 10, "class") in found
+    assert ("push", 23, "call") in found
+    assert ("Cart", 26, "class") in found
+    assert ("readFile", 33, "call") in found
+    assert ("join", 40, "call") in found
+    assert ("Loader", 43, "class") in found
+    assert ("run", 43, "call") in found
