@@ -205,3 +205,18 @@
 
 (import_clause
   (namespace_import (identifier) @name)) @reference.import
+
+; <Button /> and <ui.Button>: a component used in JSX is a call of it
+([
+  (jsx_opening_element
+    name: [
+      (identifier) @name
+      (member_expression property: (property_identifier) @name)
+    ])
+  (jsx_self_closing_element
+    name: [
+      (identifier) @name
+      (member_expression property: (property_identifier) @name)
+    ])
+] @reference.call
+  (#match? @name "^[A-Z]"))

@@ -86,3 +86,19 @@ def test_javascript_signatures_and_references():
     assert ("join", 40, "call") in found
     assert ("Loader", 43, "class") in found
     assert ("run", 43, "call") in found
+
+
+def test_javascript_jsx_components_are_calls():
+    records, refs = records_of(
+        '''
+        const App = () => (
+          <Layout>
+            <ui.Button />
+            <div />
+          </Layout>
+        );
+        ''',
+        "javascript",
+    )
+    assert [(r.local_id, r.kind, r.lines, r.body) for r in records] == [("App", "function", (1, 6), (2, 5))]
+    assert {(r.name, r.line) for r in refs} == {("Layout", 2), ("Button", 3)}
