@@ -106,6 +106,101 @@ def cmd_search(args) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- reads and sessions
+
+def _workspace(path: Path | None = None):
+    from .operations import Workspace
+
+    return Workspace(_root_for(path or Path.cwd()))
+
+
+def _session_id(args, ws) -> str:
+    from .session_id import resolve_session_id
+
+    return resolve_session_id(getattr(args, "session_id", None), Path.cwd())
+
+
+def cmd_read(args) -> int:
+    from .operations import read_file
+    from .read import ReadPolicy
+
+    path = Path(args.path)
+    ws = _workspace(path.absolute().parent if path.absolute().parent.exists() else None)
+    session_id = _session_id(args, ws)
+    if args.elide_min_lines < 1:
+        raise _user_error("--elide-min-lines must be at least 1")
+    policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
+    try:
+        result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit, symbol=args.symbol,
+                           force_full=args.full, policy=policy)
+    finally:
+        ws.close()
+    if args.format == "json":
+        _emit_json(result.response)
+    else:
+        text = result.response["text"]
+        sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
+    return result.exit_code
+
+
+def cmd_session(args) -> int:
+    from . import operations
+
+    ws = _workspace()
+    action = args.action
+    if action == "list":
+        sessions = ws.store.list_sessions()
+        if args.json:
+            _emit_json({"v": 1, "sessions": sessions})
+        else:
+            import time
+
+            for s in sessions:
+                age = time.time() - s["touched"] if s["touched"] else 0
+                flag = " (corrupt)" if s.get("corrupt") else ""
+                print(f"{s['id']}  {s['files']} files  last used {age / 60:.0f} min ago{flag}")
+            if not sessions:
+                print("no sessions")
+        return 0
+    if action == "gc":
+        result = ws.store.gc()
+        _emit_json({"v": 1, **result}) if args.json else print(
+            f"removed {result['sessions_removed']} expired sessions and {result['objects_removed']} "
+            f"unreferenced baselines; kept {result['objects_kept']}")
+        return 0
+    session_id = _session_id(args, ws)
+    if action == "status":
+        st = operations.status(ws, session_id)
+        if args.json:
+            _emit_json({"v": 1, **st})
+        else:
+            print(_format_status(st))
+        return 0
+    if action == "clear":
+        existed = ws.store.clear(session_id)
+        print(f"session {session_id} {'cleared' if existed else 'had nothing stored'}")
+        return 0
+    if action == "refresh":
+        if not args.path:
+            raise _user_error("session refresh needs a PATH")
+        print(operations.refresh(ws, args.path, session_id, args.offset, args.limit))
+        return 0
+    raise _user_error(f"unknown session action {action!r}")
+
+
+def _format_status(st: dict) -> str:
+    modes = ", ".join(f"{k} {v}" for k, v in sorted(st["reads_by_mode"].items())) or "none"
+    saved = st["saved_tokens"]
+    share = f" ({saved / st['full_tokens']:.0%})" if st["full_tokens"] else ""
+    return "\n".join([
+        f"session {st['session_id']}: {st['files']} files tracked",
+        f"reads: {st['reads']} ({modes})",
+        f"tokens shown: {st['tokens']} vs {st['full_tokens']} for plain reads; saved {saved}{share}",
+        f"hit rate (unchanged answers): {st['hit_rate']:.0%}",
+        f"drill-ins: {st['drill_ins']}",
+    ])
+
+
 # --------------------------------------------------------------------------- parser
 
 def _user_error(message: str):
@@ -142,6 +237,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--path", default=None, help="search under this directory only")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("read", help="read a file the way an agent should: skeleton, delta or [UNCHANGED]",
+                       description="Read PATH for this session: a skeleton first, then only what changed.")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--offset", type=int, default=None, help="first line to read (1-based)")
+    p.add_argument("--limit", type=int, default=None, help="number of lines to read")
+    p.add_argument("--symbol", default=None, metavar="NAME", help="read one symbol whole (drill-in)")
+    p.add_argument("--full", "--no-compress", dest="full", action="store_true",
+                   help="plain full read: no skeleton, no delta")
+    p.add_argument("--session-id", default=None, metavar="S")
+    p.add_argument("--elide-min-lines", type=int, default=12, metavar="N",
+                   help="elide bodies of at least N lines in skeletons (default 12)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("session", help="inspect and manage read sessions")
+    p.add_argument("action", choices=("status", "list", "refresh", "clear", "gc"))
+    p.add_argument("path", nargs="?", default=None, metavar="PATH", help="for refresh")
+    p.add_argument("--offset", type=int, default=None)
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--session-id", default=None, metavar="S")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_session)
 
     return parser
 

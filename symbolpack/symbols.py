@@ -35,6 +35,8 @@ _ATTACHED_TYPES = frozenset({
 _SKIP_PREFIXES = tuple(p.encode() for p in ("@", "#[", "[", "//", "/*", "*", "--", ";;", "%"))
 _CLOSERS = re.compile(r"^(?:[})\]]+[;,)]*|end[;,]?|end\)|fi|done|esac)$")
 _OPENERS = ("{", "do", "begin", "(", "[", "=")
+_BODYLESS_SIGNATURE_LINES = 8
+_CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 
 
 @dataclass(frozen=True)
@@ -219,7 +221,7 @@ def extract(data: bytes, lang: str) -> tuple[list[SymbolRecord], list[Reference]
             qualname=qualname,
             kind=kind,
             parent=parent.local_id if parent else None,
-            signature=_signature(d, body_node, lines, offsets, data),
+            signature=_signature(d, kind, body_node, lines, offsets, data),
             lines=(start, end),
             body=body,
             etag=etag_of(lines, start, end),
@@ -347,7 +349,7 @@ def _header_node(d: _Def):
     return child
 
 
-def _signature(d: _Def, body_node, lines: Sequence[bytes], offsets: Sequence[int], data: bytes) -> str:
+def _signature(d: _Def, kind: str, body_node, lines: Sequence[bytes], offsets: Sequence[int], data: bytes) -> str:
     """The definition's header, whole when it spans lines, without its body."""
     header = _header_node(d)
     start_row = header.start_point[0]
@@ -366,6 +368,8 @@ def _signature(d: _Def, body_node, lines: Sequence[bytes], offsets: Sequence[int
             before = before.prev_sibling  # a comment between header and body is not the header
         if before is not None and start_byte < before.end_byte <= end_byte:
             end_byte = before.end_byte
+    elif kind in _CALLABLE_KINDS and header.end_point[0] - start_row < _BODYLESS_SIGNATURE_LINES:
+        end_byte = header.end_byte  # a bodyless declaration (interface method, overload): whole
     else:
         end_of_line = offsets[start_row] + len(lines[start_row]) if start_row < len(lines) else len(data)
         end_byte = max(min(header.end_byte, end_of_line), d.name_node.end_byte)

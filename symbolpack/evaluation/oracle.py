@@ -180,19 +180,22 @@ class ReadOracle:
             return None  # a range covering the whole file is the full scope
         return start, end
 
-    def _previous_line(self, path: str, n: int, problems: list[str]) -> str | None:
+    def _previous_line(self, path: str, n: int, problems: list[str], full_scope: bool) -> str | None:
         """Line n of the agent's previous view, or None (with a problem) if it never had it.
 
-        The protocol's "previous view" may be the last full view or a later range view;
-        when both hold line n and disagree, the agent cannot tell which is meant.
+        For a full-scope response (a delta) "previous view" is the last full view: the
+        baseline deltas and diffs are computed against. For a range, it is the
+        freshest knowledge of that line: the current view, else the last full view.
+        Whatever is taken, `check` still compares it with the file.
         """
         current = self._views.get(path)
         full = self._full.get(path)
-        mine = current.lines.get(n) if current else None
         based = full.lines.get(n) if full else None
-        if mine is not None and based is not None and mine != based:
-            problems.append(f"{path}: previous line {n} is ambiguous: {based!r} (full view) vs {mine!r} (range view)")
-            return None
+        if full_scope:
+            if based is None:
+                problems.append(f"{path}: refers to previous line {n}, which the agent never had")
+            return based
+        mine = current.lines.get(n) if current else None
         if mine is None and based is None:
             problems.append(f"{path}: refers to previous line {n}, which the agent never had")
             return None
@@ -233,7 +236,7 @@ class ReadOracle:
                     else:
                         problems.append(f"{path}: line {n} of a shown segment is missing from text")
                 elif seg.kind == "unchanged":
-                    line = self._previous_line(path, seg.source + n - seg.start, problems)
+                    line = self._previous_line(path, seg.source + n - seg.start, problems, scope is None)
                     if line is not None:
                         new[n] = line
         for n in sorted(set(text_lines) - shown):
@@ -261,7 +264,7 @@ class ReadOracle:
         lo, hi = scope
         lines = {}
         for n in range(lo, hi + 1):
-            line = self._previous_line(path, n, problems)
+            line = self._previous_line(path, n, problems, False)
             if line is not None:
                 lines[n] = line
         self._store_range(path, lo, hi, lines, total, sha)

@@ -1,0 +1,478 @@
+"""The read decision: (request, the agent's views, the file now) -> response + new view. Pure.
+
+Everything here is computed against exactly what this session was last shown
+(`ViewState`: the content hash it saw and which of its lines it knows). The
+caller supplies the current file, its symbols, and loaders for old baselines;
+this module does no I/O and keeps no state, so every rule can be tested as a
+function. When a baseline is missing or anything is uncertain the answer is a
+plain full read of the scope: fail open, never stale.
+
+Policy (documented in ARCHITECTURE.md):
+* first full read of a parsed, non-small file -> skeleton (long bodies elided);
+* re-read, same hash -> one-line `[UNCHANGED]` marker;
+* re-read, changed, parsed -> symbol-granular delta, unless a unified diff is
+  clearly smaller (< 80 % of the delta's tokens);
+* re-read, changed, unparsed -> unified diff behind a complexity gate;
+* whatever is chosen, never more tokens than a plain read of the scope.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
+
+from .symbols import SymbolSlice
+from .tokens import count_tokens
+from .views import (
+    Segment,
+    UnifiedDiff,
+    known_ranges,
+    numbered_text,
+    render_segments,
+    skeleton_segments,
+    unified_diff,
+)
+
+FULL = "full"
+
+
+@dataclass(frozen=True)
+class ReadPolicy:
+    elide_min_lines: int = 12
+    small_file_tokens: int = 400
+    skeleton_max_share: float = 0.85  # a skeleton must save at least 15 %
+    diff_prefer_share: float = 0.8  # diff over delta when clearly smaller
+    diff_max_hunks: int = 8
+    diff_max_changed_share: float = 0.5
+    truncation_share: float = 0.5
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """What one scope of one file looked like to the agent when last shown."""
+
+    sha256: str
+    seq: int
+    total_lines: int
+    known: tuple[tuple[int, int], ...]  # lines the agent has (1-based, inclusive)
+    scope: tuple[int, int] | None = None  # None: the whole file
+    elided: tuple[tuple[int, int, str], ...] = ()  # hidden bodies: (start, end, symbol id)
+
+    def to_json(self) -> dict:
+        return {"sha256": self.sha256, "seq": self.seq, "total_lines": self.total_lines,
+                "known": [list(r) for r in self.known], "scope": list(self.scope) if self.scope else None,
+                "elided": [list(e) for e in self.elided]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ViewState":
+        return cls(sha256=str(d["sha256"]), seq=int(d["seq"]), total_lines=int(d["total_lines"]),
+                   known=tuple((int(a), int(b)) for a, b in d["known"]),
+                   scope=tuple(d["scope"]) if d.get("scope") else None,  # type: ignore[arg-type]
+                   elided=tuple((int(a), int(b), str(c)) for a, b, c in d.get("elided", ())))
+
+    def covers(self, start: int, end: int) -> bool:
+        return any(a <= start and end <= b for a, b in self.known)
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    path: str
+    offset: int | None = None
+    limit: int | None = None
+    symbol: SymbolSlice | None = None  # a resolved drill-in target
+    force_full: bool = False
+
+
+class Current:
+    """The file now, as the caller loaded it. Symbols are parsed only if a rule needs
+    them (an unchanged re-read never parses)."""
+
+    def __init__(self, sha256: str, lines: Sequence[str],
+                 symbols: "Sequence[SymbolSlice] | None | Callable[[], Sequence[SymbolSlice] | None]",
+                 diffable: bool = True):
+        self.sha256 = sha256
+        self.lines = lines
+        self.diffable = diffable
+        self._symbols = symbols
+
+    @property
+    def symbols(self) -> Sequence[SymbolSlice] | None:
+        """None when no parser handles the file (or parsing failed)."""
+        if callable(self._symbols):
+            self._symbols = self._symbols()
+        return self._symbols  # type: ignore[return-value]
+
+
+class Baseline(Current):
+    """What the agent was shown before (same shape as the file now)."""
+
+
+@dataclass
+class ReadOutcome:
+    response: dict
+    view_key: str | None  # which view to replace ("full" or "range:S-E")
+    view: ViewState | None
+    drill_ins: list[dict] = field(default_factory=list)
+
+
+class ReadError(ValueError):
+    """A bad request (range out of bounds): one clear line for the user."""
+
+
+def resolve_scope(total: int, offset: int | None, limit: int | None) -> tuple[int, int] | None:
+    """1-based inclusive scope, or None for the whole file. Raises ReadError when bad."""
+    if offset is None and limit is None:
+        return None
+    if offset is not None and offset < 1:
+        raise ReadError(f"--offset must be >= 1 (got {offset})")
+    if limit is not None and limit < 1:
+        raise ReadError(f"--limit must be >= 1 (got {limit})")
+    start = offset or 1
+    if start > max(total, 1):
+        raise ReadError(f"--offset {start} is past the end of the file ({total} lines)")
+    end = total if limit is None else min(total, start + limit - 1)
+    if start <= 1 and end >= total:
+        return None
+    return start, end
+
+
+def range_key(scope: tuple[int, int]) -> str:
+    return f"range:{scope[0]}-{scope[1]}"
+
+
+def decide(
+    request: ReadRequest,
+    current: Current,
+    views: dict[str, ViewState],
+    load_baseline: Callable[[str], Baseline | None],
+    seq: int,
+    policy: ReadPolicy = ReadPolicy(),
+    degraded: bool = False,
+) -> ReadOutcome:
+    """The whole read decision. *views* are this session's views of this file."""
+    total = len(current.lines)
+    if request.symbol is not None:
+        scope: tuple[int, int] | None = request.symbol.lines
+        if scope == (1, total):
+            scope = None
+    else:
+        scope = resolve_scope(total, request.offset, request.limit)
+    if scope is None:
+        outcome = _full_scope(request, current, views.get(FULL), load_baseline, seq, policy, degraded)
+    else:
+        outcome = _range_scope(request, current, scope, views, load_baseline, seq, degraded)
+    if outcome.response["tokens"] > outcome.response["full_tokens"]:
+        # the invariant of the product: never more than a plain read of the scope
+        outcome = _plain(request, current, scope, seq, FULL if scope is None else range_key(scope))
+    outcome.drill_ins = _drill_ins(request, scope, views.get(FULL))
+    return outcome
+
+
+# --------------------------------------------------------------------------- responses
+
+def _response(request: ReadRequest, current: Current, mode: str, text: str, scope, segments, full_tokens: int) -> dict:
+    out = {
+        "v": 1,
+        "path": request.path,
+        "mode": mode,
+        "scope": {"start": scope[0], "end": scope[1]} if scope else None,
+        "total_lines": len(current.lines),
+        "sha256": current.sha256,
+        "text": text,
+        "tokens": count_tokens(text),
+        "full_tokens": full_tokens,
+    }
+    if segments is not None:
+        out["segments"] = [s.to_json() for s in segments]
+    return out
+
+
+def _plain(request, current, scope, seq, key) -> ReadOutcome:
+    total = len(current.lines)
+    start, end = scope if scope else (1, total)
+    text = numbered_text(current.lines, start, end)
+    segments = [Segment("shown", start, end)] if total else []
+    mode = FULL if scope is None else "range"
+    response = _response(request, current, mode, text, scope, segments, count_tokens(text))
+    view = ViewState(current.sha256, seq, total, ((start, end),) if total else (), scope)
+    return ReadOutcome(response, key, view)
+
+
+def _full_scope(request, current, prior, load_baseline, seq, policy, degraded) -> ReadOutcome:
+    lines = current.lines
+    total = len(lines)
+    plain = _plain(request, current, None, seq, FULL)
+    full_tokens = plain.response["full_tokens"]
+    if request.force_full or degraded:
+        return plain
+    if prior is None:
+        return _first_read(request, current, plain, seq, policy)
+    if prior.sha256 == current.sha256 and prior.total_lines == total:
+        text = f"[UNCHANGED] {request.path}: {total} lines, identical to what you last read; use that."
+        response = _response(request, current, "unchanged", text, None, None, full_tokens)
+        return ReadOutcome(response, FULL, replace(prior, seq=seq))
+    if not current.diffable or total < prior.total_lines * policy.truncation_share:
+        return plain
+    baseline = load_baseline(prior.sha256)
+    if baseline is None or len(baseline.lines) != prior.total_lines:
+        return plain  # no trustworthy record of what the agent saw
+    diff = unified_diff(baseline.lines, lines)
+    candidates: list[ReadOutcome] = []
+    if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
+        candidates.append(_diff_outcome(request, current, prior, diff, seq))
+    if current.symbols is not None and baseline.symbols is not None:
+        delta = _delta(request, current, prior, baseline, seq)
+        diff_wins = bool(candidates) and (
+            candidates[0].response["tokens"] < policy.diff_prefer_share * delta.response["tokens"])
+        candidates.insert(1 if diff_wins else 0, delta)
+    for outcome in candidates:
+        if outcome.response["tokens"] <= full_tokens:
+            return outcome
+    return plain
+
+
+def _first_read(request, current, plain, seq, policy) -> ReadOutcome:
+    full_tokens = plain.response["full_tokens"]
+    if current.symbols is None or full_tokens < policy.small_file_tokens:
+        return plain
+    total = len(current.lines)
+    segments = skeleton_segments(total, current.symbols, policy.elide_min_lines)
+    hidden = [s for s in segments if s.kind == "elided"]
+    if not hidden:
+        return plain
+    body = render_segments(current.lines, segments)
+    header = (f"[SKELETON] {request.path}: {total} lines, {len(hidden)} long bodies elided; "
+              f"ask for one with --symbol NAME or --offset/--limit to see it whole.")
+    text = "\n".join([header, *body])
+    response = _response(request, current, "skeleton", text, None, segments, full_tokens)
+    if response["tokens"] > policy.skeleton_max_share * full_tokens:
+        return plain
+    view = ViewState(current.sha256, seq, total, tuple(known_ranges(segments)), None,
+                     tuple((s.start, s.end, s.symbol or "") for s in hidden))
+    return ReadOutcome(response, FULL, view)
+
+
+def _range_scope(request, current, scope, views, load_baseline, seq, degraded) -> ReadOutcome:
+    key = range_key(scope)
+    plain = _plain(request, current, scope, seq, key)
+    if request.force_full or degraded:
+        return plain
+    start, end = scope
+    freshest = None
+    for view in views.values():
+        if view.covers(start, end) and (freshest is None or view.seq > freshest.seq):
+            freshest = view
+    if freshest is None:
+        return plain
+    if freshest.sha256 != current.sha256:
+        baseline = load_baseline(freshest.sha256)
+        if baseline is None or len(baseline.lines) < end:
+            return plain
+        if list(baseline.lines[start - 1:end]) != list(current.lines[start - 1:end]):
+            return plain
+        note = "; the file changed outside this range since"
+    else:
+        note = ""
+    text = f"[UNCHANGED] {request.path} lines {start}-{end}: identical to what you last read of them{note}."
+    response = _response(request, current, "unchanged", text, scope, None, plain.response["full_tokens"])
+    view = ViewState(current.sha256, seq, len(current.lines), ((start, end),), scope)
+    return ReadOutcome(response, key, view)
+
+
+def _drill_ins(request, scope, full_view) -> list[dict]:
+    """Drill-ins to record: a --symbol read, or a range that opens elided lines."""
+    if scope is None:
+        return []
+    hidden = []
+    if full_view is not None:
+        hidden = [e for e in full_view.elided if e[0] <= scope[1] and scope[0] <= e[1]]
+    if request.symbol is not None:
+        was_hidden = any(e[2] == request.symbol.id for e in hidden) or bool(hidden)
+        return [{"symbol": request.symbol.id, "hidden": was_hidden, "lines": list(scope)}]
+    return [{"symbol": e[2], "hidden": True, "lines": list(scope)} for e in hidden]
+
+
+# --------------------------------------------------------------------------- delta
+
+def _known_mask(total: int, known: Sequence[tuple[int, int]]) -> list[bool]:
+    mask = [False] * (total + 1)
+    for a, b in known:
+        for i in range(max(a, 1), min(b, total) + 1):
+            mask[i] = True
+    return mask
+
+
+def _own_hashes(lines: Sequence[str], symbols: Sequence[SymbolSlice]) -> dict[str, str]:
+    """Per symbol: a hash of its own lines, children's lines cut out (so a changed
+    method does not make its whole class 'changed')."""
+    children: dict[str, list[SymbolSlice]] = {}
+    for s in symbols:
+        if s.parent:
+            children.setdefault(s.parent, []).append(s)
+    out = {}
+    for s in symbols:
+        h = hashlib.sha256()
+        line = s.lines[0]
+        for child in sorted(children.get(s.id, ()), key=lambda c: c.lines[0]):
+            for i in range(line, child.lines[0]):
+                h.update(lines[i - 1].encode() + b"\n")
+            h.update(b"\0child\0")
+            line = max(line, child.lines[1] + 1)
+        for i in range(line, s.lines[1] + 1):
+            h.update(lines[i - 1].encode() + b"\n")
+        out[s.id] = h.hexdigest()
+    return out
+
+
+def _innermost(total: int, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice | None]:
+    owner: list[SymbolSlice | None] = [None] * (total + 1)
+    for s in symbols:  # source order, parents first: inner symbols overwrite
+        for i in range(s.lines[0], min(s.lines[1], total) + 1):
+            owner[i] = s
+    return owner
+
+
+def _delta(request, current, prior: ViewState, baseline: Baseline, seq: int) -> ReadOutcome:
+    new, old = current.lines, baseline.lines
+    total = len(new)
+    known_old = _known_mask(len(old), prior.known)
+    mapped: list[int | None] = [None] * (total + 1)  # new line -> old line (identical text)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=len(old) + len(new) > 20000)
+    for a, b, size in matcher.get_matching_blocks():
+        for k in range(size):
+            mapped[b + k + 1] = a + k + 1
+    old_own = _own_hashes(old, baseline.symbols or ())
+    new_own = _own_hashes(new, current.symbols or ())
+    owner = _innermost(total, current.symbols or ())
+    dirty = {sid for sid, h in new_own.items() if old_own.get(sid) != h}
+
+    status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
+    for i in range(1, total + 1):
+        sym = owner[i]
+        src = mapped[i]
+        if src is None or (sym is not None and sym.id in dirty):
+            status[i] = "S"
+        elif known_old[src]:
+            status[i] = "U"
+        else:
+            status[i] = "E"
+    segments = _segments_from_status(status, mapped, owner)
+    removed = sorted({s.qualname for s in baseline.symbols or ()} - {s.qualname for s in current.symbols or ()})
+    changed = sorted({owner[i].qualname for i in range(1, total + 1) if status[i] == "S" and owner[i]})
+    header = f"[DELTA] {request.path} changed since you last read it ({prior.total_lines} -> {total} lines)."
+    if changed:
+        header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
+    if removed:
+        header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
+    header += " [UNCHANGED] spans are exactly as you last saw them."
+    text = "\n".join([header, *render_segments(new, segments)])
+    full_tokens = count_tokens(numbered_text(new, 1, total))
+    response = _response(request, current, "delta", text, None, segments, full_tokens)
+    elided = tuple((s.start, s.end, s.symbol or "") for s in segments if s.kind == "elided")
+    view = ViewState(current.sha256, seq, total, tuple(known_ranges(segments)), None, elided)
+    return ReadOutcome(response, FULL, view)
+
+
+_MARKER_COST_LINES = 2  # an [UNCHANGED] run this short is cheaper to show
+
+
+def _segments_from_status(status, mapped, owner) -> list[Segment]:
+    total = len(status) - 1
+    # short unchanged runs between shown lines cost more as markers than as lines
+    i = 1
+    while i <= total:
+        if status[i] == "U":
+            j = i
+            while j + 1 <= total and status[j + 1] == "U" and mapped[j + 1] == mapped[j] + 1:
+                j += 1
+            if j - i + 1 <= _MARKER_COST_LINES:
+                for k in range(i, j + 1):
+                    status[k] = "S"
+            i = j + 1
+        else:
+            i += 1
+    segments: list[Segment] = []
+    i = 1
+    while i <= total:
+        kind = status[i]
+        j = i
+        while j + 1 <= total and status[j + 1] == kind:
+            if kind == "U" and mapped[j + 1] != mapped[j] + 1:
+                break
+            if kind == "E" and owner[j + 1] is not owner[i]:
+                break
+            j += 1
+        if kind == "S":
+            segments.append(Segment("shown", i, j))
+        elif kind == "U":
+            sym = owner[i] if owner[i] is owner[j] else None
+            segments.append(Segment("unchanged", i, j, source=mapped[i], symbol=sym.id if sym else None))
+        else:
+            segments.append(Segment("elided", i, j, symbol=owner[i].id if owner[i] else None))
+        i = j + 1
+    return segments
+
+
+# --------------------------------------------------------------------------- diff
+
+def _diff_outcome(request, current, prior: ViewState, diff: UnifiedDiff, seq) -> ReadOutcome:
+    total = len(current.lines)
+    header = (f"[DIFF] {request.path} changed since you last read it ({prior.total_lines} -> {total} lines); "
+              f"unified diff against your copy:")
+    text = header + ("\n" + diff.text if diff.text else "")
+    full_tokens = count_tokens(numbered_text(current.lines, 1, total))
+    response = _response(request, current, "diff", text, None, None, full_tokens)
+    # known now: every line inside a hunk, and outside hunks what the agent knew
+    old_known = _known_mask(prior.total_lines, prior.known)
+    known = [False] * (total + 1)
+    for a, b in diff.touched_new_lines:
+        for i in range(a, b + 1):
+            known[i] = True
+    # lines outside hunks map to old lines by the offset before them
+    mapping = _outside_hunk_mapping(diff, prior.total_lines, total)
+    for new_line, old_line in mapping.items():
+        if not known[new_line] and old_known[old_line]:
+            known[new_line] = True
+    ranges = _mask_to_ranges(known)
+    elided = tuple((a, b, "") for a, b in _mask_to_ranges([not k for k in known], skip_zero=True))
+    view = ViewState(current.sha256, seq, total, tuple(ranges), None, elided)
+    return ReadOutcome(response, FULL, view)
+
+
+def _outside_hunk_mapping(diff: UnifiedDiff, old_total: int, new_total: int) -> dict[int, int]:
+    """new line -> old line for lines not inside any hunk (they are identical)."""
+    import re
+
+    spans = []
+    for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$", diff.text, re.M):
+        a, alen = int(m.group(1)), int(m.group(2) or 1)
+        c, clen = int(m.group(3)), int(m.group(4) or 1)
+        a_start = a if alen else a + 1
+        c_start = c if clen else c + 1
+        spans.append((a_start, alen, c_start, clen))
+    mapping: dict[int, int] = {}
+    old_line, new_line = 1, 1
+    for a_start, alen, c_start, clen in spans:
+        while new_line < c_start and old_line < a_start:
+            mapping[new_line] = old_line
+            new_line += 1
+            old_line += 1
+        old_line, new_line = a_start + alen, c_start + clen
+    while new_line <= new_total and old_line <= old_total:
+        mapping[new_line] = old_line
+        new_line += 1
+        old_line += 1
+    return mapping
+
+
+def _mask_to_ranges(mask: Sequence[bool], skip_zero: bool = True) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for i in range(1 if skip_zero else 0, len(mask)):
+        if mask[i]:
+            if out and out[-1][1] == i - 1:
+                out[-1] = (out[-1][0], i)
+            else:
+                out.append((i, i))
+    return out

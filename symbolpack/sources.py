@@ -1,0 +1,109 @@
+"""Reading one file for an agent, safely: the only place file bytes enter a read.
+
+Every refusal is decided here, before anything is parsed or stored: special
+files (`/dev/zero`, FIFOs) are refused from `stat` without opening them, huge
+files from their size, sensitive names from the name alone, and binary or
+non-UTF-8 content after one bounded read. A `Source` either carries text the
+rest of the pipeline may show and store, or a reason it must be passed through.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import stat as stat_mod
+from dataclasses import dataclass
+from pathlib import Path
+
+from .workspace import SymbolpackError, display_path
+
+MAX_READ_BYTES = 50 * 1024 * 1024
+MAX_DIFF_BYTES = 1024 * 1024
+DEFAULT_SENSITIVE = (
+    ".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_ed25519*",
+    "id_ecdsa*", "id_dsa*", ".npmrc", ".netrc", ".pypirc", "*.keystore", "*.jks", "credentials.json",
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file as the read pipeline sees it: text and lines, or a passthrough reason."""
+
+    path: Path  # the real path (symlinks resolved)
+    rel: str  # repo-relative POSIX, or absolute outside the repo
+    data: bytes = b""
+    sha256: str = ""
+    passthrough: str | None = None  # why it is not handled, when it is not
+    size: int = 0
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    @property
+    def lines(self) -> list[str]:
+        return split_text_lines(self.text)
+
+    @property
+    def diffable(self) -> bool:
+        return self.size <= MAX_DIFF_BYTES
+
+
+def split_text_lines(text: str) -> list[str]:
+    """Lines as `cat -n` numbers them: split on LF, no phantom line after a final LF."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def sensitive_patterns() -> tuple[str, ...]:
+    extra = os.environ.get("SYMBOLPACK_SENSITIVE", "")
+    return DEFAULT_SENSITIVE + tuple(p.strip() for p in extra.split(",") if p.strip())
+
+
+def is_sensitive(path: Path | str) -> bool:
+    name = Path(path).name
+    return any(fnmatch.fnmatchcase(name, pat) for pat in sensitive_patterns())
+
+
+def load_source(path: Path, root: Path) -> Source:
+    """Stat, classify and (when allowed) read *path*. Raises SymbolpackError when missing."""
+    try:
+        real = path.resolve(strict=True)
+    except (FileNotFoundError, RuntimeError):
+        raise SymbolpackError(f"no such file: {path}") from None
+    except OSError as exc:
+        raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
+    rel = display_path(real, root)
+    try:
+        st = real.stat()
+    except OSError as exc:
+        raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
+    if stat_mod.S_ISDIR(st.st_mode):
+        raise SymbolpackError(f"{path} is a directory, not a file")
+    if not stat_mod.S_ISREG(st.st_mode):
+        return Source(real, rel, passthrough="not a regular file (device, FIFO or socket); refused without reading")
+    if is_sensitive(real) or is_sensitive(path):
+        return Source(real, rel, size=st.st_size,
+                      passthrough="sensitive file name; symbolpack neither shows nor stores it")
+    if st.st_size > MAX_READ_BYTES:
+        return Source(real, rel, size=st.st_size,
+                      passthrough=f"file is {st.st_size:,} bytes, over the {MAX_READ_BYTES // 2**20} MB limit")
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read(MAX_READ_BYTES + 1)
+    except OSError as exc:
+        raise SymbolpackError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_READ_BYTES:
+        return Source(real, rel, size=len(data), passthrough="file grew past the size limit while reading")
+    if b"\0" in data:
+        return Source(real, rel, size=len(data), passthrough=f"binary file ({len(data):,} bytes)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Source(real, rel, size=len(data), passthrough=f"not UTF-8 text ({len(data):,} bytes)")
+    return Source(real, rel, data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))

@@ -1,0 +1,43 @@
+"""Token counts for what the agent is shown.
+
+A fast, dependency-free estimate by default (it runs on every read, including
+in hooks where start-up time matters). It is deliberately tokenizer-shaped:
+words split roughly as BPE does, every symbol and newline counted, runs of
+indentation cheap. All policies in a comparison are counted with the same
+counter, so savings ratios do not depend on its absolute accuracy; the eval can
+swap in an exact BPE counter when one is installed offline.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+_PIECES = re.compile(r"[A-Za-z]+|\d{1,3}|[^\sA-Za-z\d]|\n")
+
+
+def estimate_tokens(text: str) -> int:
+    count = 0
+    for piece in _PIECES.findall(text):
+        n = len(piece)
+        count += 1 if n <= 8 or not piece[0].isalpha() else (n + 7) // 8
+    return count
+
+
+Counter = Callable[[str], int]
+_counter: Counter = estimate_tokens
+_counter_name = "estimate"
+
+
+def count_tokens(text: str) -> int:
+    return _counter(text)
+
+
+def counter_name() -> str:
+    return _counter_name
+
+
+def use_counter(counter: Counter, name: str) -> None:
+    """Swap the process-wide counter (the eval harness does this for exact BPE counts)."""
+    global _counter, _counter_name
+    _counter, _counter_name = counter, name

@@ -1,0 +1,159 @@
+"""How a file is drawn for an agent: numbered lines, markers, skeletons, diffs. Pure.
+
+The text contract (PROTOCOL.md): file lines look exactly like `cat -n` output
+(number right-aligned in 6 columns, TAB, line); every other line — headers,
+elision and unchanged markers, diff lines — must not. Markers therefore never
+start with digits followed by a TAB.
+
+`Segment`s are the structured twin of the text: they cover the scope exactly,
+in order, and say for every line whether it is shown, elided, or unchanged
+from the agent's previous view.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .symbols import CLASS_LIKE, SymbolSlice
+
+CONTAINER_KINDS = CLASS_LIKE | {"module", "namespace"}
+
+
+@dataclass(frozen=True)
+class Segment:
+    kind: str  # shown | elided | unchanged
+    start: int
+    end: int
+    source: int | None = None  # for unchanged: first line in the previous view
+    symbol: str | None = None  # symbol id, when the segment is one symbol's
+
+    def to_json(self) -> dict:
+        out: dict = {"kind": self.kind, "start": self.start, "end": self.end}
+        if self.kind == "unchanged":
+            out["from"] = self.source
+        if self.symbol:
+            out["symbol"] = self.symbol
+        return out
+
+
+def numbered(lines: Sequence[str], start: int, end: int) -> list[str]:
+    """Lines start..end (1-based, inclusive) in `cat -n` form."""
+    return [f"{n:>6}\t{lines[n - 1]}" for n in range(start, end + 1)]
+
+
+def numbered_text(lines: Sequence[str], start: int, end: int) -> str:
+    return "\n".join(numbered(lines, start, end))
+
+
+def _qual(symbol_id: str | None) -> str:
+    return symbol_id.split(":", 2)[-1] if symbol_id else ""
+
+
+def _indent_of(lines: Sequence[str], line: int) -> str:
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return text[: len(text) - len(text.lstrip())][:24].replace("\t", "    ")
+
+
+def elided_marker(lines: Sequence[str], seg: Segment) -> str:
+    count = seg.end - seg.start + 1
+    what = f" of {_qual(seg.symbol)}" if seg.symbol else ""
+    expand = f"--symbol {_qual(seg.symbol)}" if seg.symbol else f"--offset {seg.start} --limit {count}"
+    return f"{_indent_of(lines, seg.start)}... [ELIDED] lines {seg.start}-{seg.end} ({count} lines){what}; expand: {expand}"
+
+
+def unchanged_marker(seg: Segment) -> str:
+    src_end = (seg.source or 0) + seg.end - seg.start
+    what = f": {_qual(seg.symbol)}" if seg.symbol else ""
+    moved = "" if seg.source == seg.start else f" (your lines {seg.source}-{src_end})"
+    return f"... [UNCHANGED] lines {seg.start}-{seg.end}{moved}{what}"
+
+
+def render_segments(lines: Sequence[str], segments: Iterable[Segment]) -> list[str]:
+    out: list[str] = []
+    for seg in segments:
+        if seg.kind == "shown":
+            out.extend(numbered(lines, seg.start, seg.end))
+        elif seg.kind == "elided":
+            out.append(elided_marker(lines, seg))
+        else:
+            out.append(unchanged_marker(seg))
+    return out
+
+
+# --------------------------------------------------------------------------- skeleton
+
+def skeleton_segments(total: int, symbols: Sequence[SymbolSlice], min_body_lines: int) -> list[Segment]:
+    """Shown/elided segments of a first read: long bodies of non-container symbols hidden."""
+    hidden: list[tuple[int, int, str]] = []
+    for s in symbols:  # source order: outer symbols before the ones they contain
+        if not s.body or s.kind in CONTAINER_KINDS:
+            continue
+        start, end = s.body
+        if end - start + 1 < min_body_lines:
+            continue
+        if hidden and start <= hidden[-1][1]:
+            continue  # inside a body already hidden
+        hidden.append((start, end, s.id))
+    segments: list[Segment] = []
+    line = 1
+    for start, end, sid in hidden:
+        if start > line:
+            segments.append(Segment("shown", line, start - 1))
+        segments.append(Segment("elided", start, end, symbol=sid))
+        line = end + 1
+    if line <= total:
+        segments.append(Segment("shown", line, total))
+    return segments
+
+
+def known_ranges(segments: Iterable[Segment]) -> list[tuple[int, int]]:
+    """The lines the agent knows after being shown *segments* (shown + unchanged)."""
+    out: list[tuple[int, int]] = []
+    for seg in segments:
+        if seg.kind == "elided":
+            continue
+        if out and out[-1][1] + 1 == seg.start:
+            out[-1] = (out[-1][0], seg.end)
+        else:
+            out.append((seg.start, seg.end))
+    return out
+
+
+# --------------------------------------------------------------------------- diff
+
+@dataclass(frozen=True)
+class UnifiedDiff:
+    text: str
+    hunks: int
+    changed_lines: int  # added + removed
+    touched_new_lines: tuple[tuple[int, int], ...]  # new-file line ranges inside hunks
+
+
+def unified_diff(old: Sequence[str], new: Sequence[str], context: int = 3) -> UnifiedDiff:
+    """Hunks only (no ---/+++ lines); the caller's header names the file."""
+    out: list[str] = []
+    hunks = changed = 0
+    touched: list[tuple[int, int]] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=len(old) + len(new) > 20000)
+    for group in matcher.get_grouped_opcodes(context):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        hunks += 1
+        out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@")
+        if j2 > j1:
+            touched.append((j1 + 1, j2))
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                out.extend(" " + line for line in old[a1:a2])
+                continue
+            out.extend("-" + line for line in old[a1:a2])
+            out.extend("+" + line for line in new[b1:b2])
+            changed += (a2 - a1) + (b2 - b1)
+    return UnifiedDiff("\n".join(out), hunks, changed, tuple(touched))
+
+
+def _hunk_range(start: int, stop: int) -> str:
+    length = stop - start
+    first = start + 1 if length else start
+    return f"{first}" if length == 1 else f"{first},{length}"

@@ -1,0 +1,124 @@
+"""The view invariant, as a property: random edits and reads, every mode, and after
+every response the agent's view (rebuilt from responses alone by the oracle)
+holds no wrong line."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from symbolpack.evaluation.oracle import ReadOracle
+from symbolpack.operations import Workspace, read_file, refresh
+from symbolpack.read import ReadPolicy
+from symbolpack.workspace import SymbolpackError
+
+
+def function_block(name: str, body_lines: int, salt: int) -> list[str]:
+    out = [f"def {name}(a, b):", f'    """Doc of {name}."""']
+    out += [f"    x{i} = a + {salt + i}" for i in range(body_lines)]
+    out.append("    return a")
+    return out
+
+
+def initial_python(n_funcs: int, seed: int) -> list[str]:
+    lines = ["import os", "", "CONST = 1", ""]
+    for k in range(n_funcs):
+        lines += function_block(f"f{k}", 4 + (k * 7 + seed) % 20, seed + k) + [""]
+    lines += ["class Box:", "    size = 3", ""]
+    lines += ["    " + l if l else "" for l in function_block("method", 14, seed)]
+    lines += ["", "print(CONST)"]
+    return lines
+
+
+edit = st.one_of(
+    st.tuples(st.just("replace"), st.floats(0, 1), st.text("abc =+1", min_size=0, max_size=12)),
+    st.tuples(st.just("insert"), st.floats(0, 1), st.text("xyz ()", min_size=0, max_size=12)),
+    st.tuples(st.just("delete"), st.floats(0, 1), st.integers(1, 6)),
+    st.tuples(st.just("add_function"), st.floats(0, 1), st.integers(1, 25)),
+    st.tuples(st.just("truncate"), st.floats(0.05, 0.9), st.just(0)),
+)
+read = st.one_of(
+    st.tuples(st.just("full"), st.just(0.0), st.just(0)),
+    st.tuples(st.just("full"), st.just(0.0), st.just(0)),
+    st.tuples(st.just("range"), st.floats(0, 1), st.integers(1, 60)),
+    st.tuples(st.just("symbol"), st.floats(0, 1), st.just(0)),
+    st.tuples(st.just("forced"), st.just(0.0), st.just(0)),
+    st.tuples(st.just("refresh"), st.just(0.0), st.just(0)),
+)
+steps = st.lists(st.one_of(edit, read, read), min_size=3, max_size=25)
+
+
+def apply_edit(lines: list[str], op, where: float, arg) -> list[str]:
+    lines = list(lines)
+    i = min(int(where * len(lines)), max(len(lines) - 1, 0))
+    if op == "replace" and lines:
+        lines[i] = (lines[i][: len(lines[i]) // 2] + str(arg))
+    elif op == "insert":
+        lines.insert(i, "    " + str(arg))
+    elif op == "delete" and lines:
+        del lines[i: i + arg]
+    elif op == "add_function":
+        lines[i:i] = [""] + function_block(f"g{arg}", arg, arg) + [""]
+    elif op == "truncate":
+        lines = lines[: max(1, int(len(lines) * where))]
+    return lines
+
+
+def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.environ["SYMBOLPACK_DIR"] = str(root / ".state")
+        try:
+            path = root / f"mod{suffix}"
+            lines = initial_python(6, seed)
+            path.write_text("\n".join(lines) + "\n")
+            ws = Workspace(root)
+            oracle = ReadOracle()
+            policy = ReadPolicy(elide_min_lines=min_lines, small_file_tokens=50)
+            for op, where, arg in steps_:
+                if op in ("replace", "insert", "delete", "add_function", "truncate"):
+                    lines = apply_edit(lines, op, where, arg)
+                    path.write_text("\n".join(lines) + ("\n" if lines else ""))
+                    continue
+                if op == "refresh":
+                    refresh(ws, path, "s")
+                    continue
+                kwargs = {}
+                if op == "range":
+                    kwargs = {"offset": 1 + int(where * max(len(lines) - 1, 0)), "limit": arg}
+                elif op == "forced":
+                    kwargs = {"force_full": True}
+                elif op == "symbol":
+                    syms = ws.symbols_of(path.name, path.read_bytes())
+                    if not syms:
+                        continue
+                    kwargs = {"symbol": syms[int(where * (len(syms) - 1))].id}
+                try:
+                    response = read_file(ws, path, "s", policy=policy, **kwargs).response
+                except SymbolpackError as exc:
+                    assert "past the end" in str(exc) or "no symbol" in str(exc), exc
+                    continue
+                problems = oracle.apply(response)
+                assert not problems, (problems, response)
+                wrong = oracle.check(response["path"], path.read_text())
+                assert not wrong, (wrong, response["mode"], response["text"][:2000])
+                assert response["tokens"] <= response["full_tokens"], response["mode"]
+            ws.close()
+        finally:
+            os.environ.pop("SYMBOLPACK_DIR", None)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=steps, seed=st.integers(0, 50), min_lines=st.sampled_from([3, 6, 12]))
+def test_view_never_wrong_parsed(steps, seed, min_lines):
+    run_session(steps, ".py", seed, min_lines)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=steps, seed=st.integers(0, 50))
+def test_view_never_wrong_unparsed(steps, seed):
+    run_session(steps, ".txt", seed, 12)
