@@ -53,8 +53,8 @@ end
 
 def test_julia_symbols():
     assert symbols_of(SOURCE, "julia") == [
-        # the module's block runs to the blank line before its `end`
-        ("Shop", "module", (1, 47), (3, 46)),
+        # the blank line before the module's `end` is not body
+        ("Shop", "module", (1, 47), (3, 45)),
         ("Shop.AbstractCart", "type", (8, 8), None),
         # a docstring (line 10) is a `string_literal` node, which the engine
         # does not attach
