@@ -157,7 +157,7 @@ def extract(data: bytes, lang: str) -> tuple[list[SymbolRecord], list[Reference]
     offsets = _line_offsets(lines)
 
     defs: dict[tuple[int, int], _Def] = {}
-    refs: list[Reference] = []
+    ref_nodes: list[tuple[object, str]] = []
     for pattern, caps in QueryCursor(query).matches(tree.root_node):
         names = caps.get("name")
         if not names:
@@ -170,7 +170,7 @@ def extract(data: bytes, lang: str) -> tuple[list[SymbolRecord], list[Reference]
                 kind, def_node = cap.split(".", 1)[1], nodes[0]
                 break
             if cap.startswith("reference."):
-                refs.append(Reference(_text(name_node), name_node.start_point[0] + 1, cap.split(".", 1)[1]))
+                ref_nodes.append((name_node, cap.split(".", 1)[1]))
                 break
         if def_node is None:
             continue
@@ -185,7 +185,11 @@ def extract(data: bytes, lang: str) -> tuple[list[SymbolRecord], list[Reference]
         defs[key] = _Def(def_node, name_node, kind, body[0] if body else None, pattern,
                          {k: v[0] for k, v in caps.items() if k in ("trait", "scope")})
 
+    # a header like Elixir's `def add(a)` is also a call node: not a reference to itself
+    refs = [Reference(_text(n), n.start_point[0] + 1, kind) for n, kind in ref_nodes
+            if (n.start_byte, n.end_byte) not in defs]
     ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    def_ranges = frozenset((d.node.start_byte, d.node.end_byte) for d in ordered)
     records: list[SymbolRecord] = []
     stack: list[tuple[object, SymbolRecord]] = []
     seen: dict[str, int] = {}
@@ -208,10 +212,12 @@ def extract(data: bytes, lang: str) -> tuple[list[SymbolRecord], list[Reference]
         count = seen.get(qualname, 0) + 1
         seen[qualname] = count
         local_id = qualname if count == 1 else f"{qualname}#{count}"
-        start = _span_start(d.node, lines)
-        end = _row_end(d.node)
-        end = max(end, start)
+        start = _span_start(d.node, lines, def_ranges)
         body_node = d.body_node or _find_body(d)
+        end = _content_end(d.node)
+        if body_node is not None and body_node.start_byte >= d.node.end_byte:
+            end = _content_end(body_node)  # a body beside its signature (Dart)
+        end = max(end, start)
         body = _body_span(body_node, lines, lang) if body_node is not None else None
         if body and (body[0] < start or body[1] > end or body[0] > body[1]):
             body = None
@@ -236,7 +242,9 @@ def _text(node) -> str:
 
 
 def _contains(outer, inner) -> bool:
-    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte and outer is not inner
+    """Strict containment by byte range (node objects are fresh on every access)."""
+    same = outer.start_byte == inner.start_byte and outer.end_byte == inner.end_byte
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte and not same
 
 
 def _name_of(d: _Def, kind: str) -> str:
@@ -252,6 +260,22 @@ def _scope_name(node) -> str:
     return text.replace("::", ".").lstrip("*&").strip()
 
 
+def _content_end(node) -> int:
+    """1-based last line of *node*'s real content: trailing comments and whitespace that
+    some grammars (Scala's indented blocks) fold into a node are not part of it."""
+    last = node
+    while last.child_count:
+        kids = [c for c in last.children if not _is_comment(c) and c.end_byte > c.start_byte]
+        if not kids:
+            break
+        last = kids[-1]
+    return max(_row_end(last), node.start_point[0] + 1)
+
+
+def _is_comment(node) -> bool:
+    return node.type == "comment" or node.type.endswith("_comment")
+
+
 def _row_end(node) -> int:
     """1-based last line of *node* (a node ending at column 0 ends on the line before)."""
     row, col = node.end_point
@@ -262,21 +286,28 @@ def _row_end(node) -> int:
 
 def _is_attached(node) -> bool:
     t = node.type
-    return t in _ATTACHED_TYPES or t.endswith("comment") or t.endswith("_comment") or t == "comment"
+    if t in _ATTACHED_TYPES or t.endswith("comment") or t in ("haddock", "string_literal"):
+        return True  # string_literal: a Julia docstring; haddock: `-- |` in Haskell
+    return t == "unary_operator" and node.text[:1] == b"@"  # Elixir @doc / @spec
 
 
-def _span_start(node, lines: Sequence[bytes]) -> int:
+def _span_start(node, lines: Sequence[bytes], def_ranges: frozenset = frozenset()) -> int:
     """1-based first line: the node, or the adjacent decorators/comments above it."""
     start_row = node.start_point[0]
     sib = node.prev_named_sibling
-    while sib is not None and _is_attached(sib):
+    holder = node
+    while sib is None and holder.parent is not None and holder.parent.start_byte == holder.start_byte:
+        holder = holder.parent  # first in its parent (Ruby body_statement): look above the parent
+        sib = holder.prev_named_sibling
+    while sib is not None and _is_attached(sib) and (sib.start_byte, sib.end_byte) not in def_ranges:
         end_row = _row_end(sib) - 1
         if end_row < start_row - 1:
             break  # a blank line between: not attached
-        # a trailing comment of an earlier statement shares its line with code
         line = lines[sib.start_point[0]] if sib.start_point[0] < len(lines) else b""
         if line[: sib.start_point[1]].strip():
-            break
+            break  # a trailing comment of an earlier statement shares its line with code
+        if line.lstrip().startswith(b"#!"):
+            break  # a shebang documents the file, not the definition
         start_row = min(start_row, sib.start_point[0])
         sib = sib.prev_named_sibling
     return start_row + 1
@@ -311,14 +342,24 @@ def _body_span(body, lines: Sequence[bytes], lang: str) -> tuple[int, int] | Non
     doc_end = _leading_docstring_end(body)
     if doc_end is not None:
         start = max(start, doc_end + 1)
+    be = _content_end(body) - 1
     end = be
-    if be < len(lines) and be > start:
-        last = lines[be].strip().decode("utf-8", "replace")
+    closing = body.children[-1] if body.child_count else None
+    while (closing is not None and closing.is_named and closing.child_count
+           and closing.start_byte == body.start_byte and _opens_with_bracket(closing)):
+        closing = closing.children[-1]  # a wrapper around the whole body (Dart function_body -> block)
+    if closing is not None and not closing.is_named and closing.start_point[0] == be and be > start:
+        last = lines[be][: closing.end_point[1]].strip().decode("utf-8", "replace") if be < len(lines) else ""
         if _CLOSERS.match(last):
-            end = be - 1
+            end = be - 1  # the body's own closing brace / `end` stays visible
     if start > end:
         return None
     return start + 1, end + 1
+
+
+def _opens_with_bracket(node) -> bool:
+    first = node.children[0]
+    return not first.is_named and first.type in _OPENERS
 
 
 def _leading_docstring_end(body) -> int | None:
@@ -368,6 +409,12 @@ def _signature(d: _Def, kind: str, body_node, lines: Sequence[bytes], offsets: S
             before = before.prev_sibling  # a comment between header and body is not the header
         if before is not None and start_byte < before.end_byte <= end_byte:
             end_byte = before.end_byte
+        row = body_node.start_point[0]
+        if body_node.end_point[0] > row and row < len(lines):
+            rest = lines[row][body_node.start_point[1]:].rstrip()
+            if rest.endswith(b"{") and rest[:-1].strip():
+                # `type Shape interface {`: the keyword opening the body is header
+                end_byte = offsets[row] + body_node.start_point[1] + len(rest) - 1
     elif kind in _CALLABLE_KINDS and header.end_point[0] - start_row < _BODYLESS_SIGNATURE_LINES:
         end_byte = header.end_byte  # a bodyless declaration (interface method, overload): whole
     else:

@@ -54,9 +54,8 @@ def test_c_symbols():
         ("LOG", "macro", (6, 7), (7, 7)),
         ("cart", "struct", (9, 13), (11, 12)),
         ("cart.item", "struct", (11, 11), None),
-        # engine: the closing line `} point_t;` is elided with the body (only a
-        # bare `}` line should be); the body should be (16, 16)
-        ("point_t", "struct", (15, 17), (16, 17)),
+        # the closing line `} point_t;` stays visible: it names the typedef
+        ("point_t", "struct", (15, 17), (16, 16)),
         ("color", "enum", (19, 19), None),
         ("cmp_fn", "type", (21, 21), None),
         ("limit", "constant", (23, 23), None),

@@ -48,9 +48,8 @@ int main() {
 
 def test_cpp_symbols():
     assert symbols_of(SOURCE, "cpp") == [
-        # engine: `}  // namespace shop` is not seen as a closing line (the
-        # trailing comment), so it is elided with the body; should be (5, 30)
-        ("shop", "namespace", (4, 31), (5, 31)),
+        # the closing `}  // namespace shop` stays visible
+        ("shop", "namespace", (4, 31), (5, 30)),
         ("shop.detail", "namespace", (5, 5), None),
         ("shop.detail.helper", "function", (5, 5), None),
         ("shop.Cart", "class", (7, 21), (10, 20)),

@@ -49,19 +49,14 @@ int total(List<Item> items) => items.total();
 
 
 def test_dart_symbols():
-    # Engine limitation: tree-sitter-dart has no node spanning a signature and
-    # its sibling `function_body`, and the engine drops a @body outside the
-    # definition node. Multi-line bodies therefore end at the signature:
-    # ideal Item.parse is (11, 14) with body (12, 13), Item.compareTo is
-    # (24, 29) with body (28, 28). One-line members are exact.
     assert symbols_of(SOURCE, "dart") == [
         ("Item", "class", (3, 30), (7, 29)),
         ("Item.Item", "constructor", (7, 7), None),
         ("Item.free", "constructor", (9, 9), None),
-        ("Item.parse", "constructor", (11, 11), None),
+        ("Item.parse", "constructor", (11, 14), (12, 13)),
         ("Item.euros", "property", (19, 20), None),
         ("Item.euros#2", "property", (22, 22), None),
-        ("Item.compareTo", "method", (24, 27), None),
+        ("Item.compareTo", "method", (24, 29), (28, 28)),
         ("Logs", "trait", (32, 34), (33, 33)),
         ("Logs.log", "method", (33, 33), None),
         ("impl ItemList for List", "impl", (36, 38), (37, 37)),

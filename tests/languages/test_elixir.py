@@ -61,9 +61,8 @@ def test_elixir_symbols():
         # the `#` comment directly above is part of the span
         ("Shop.Cart.add", "function", (10, 13), (12, 12)),
         ("Shop.Cart.add#2", "function", (15, 15), None),
-        # `@doc` (line 17) is a `unary_operator` node, which the engine does not
-        # attach; the span starts at `def`
-        ("Shop.Cart.checkout", "function", (18, 25), (22, 24)),
+        # `@doc` (line 17) is attached: the span starts there
+        ("Shop.Cart.checkout", "function", (17, 25), (22, 24)),
         ("Shop.Cart.sum", "function", (27, 28), (28, 28)),
         ("Shop.Cart.debug", "macro", (30, 34), (31, 33)),
         ("Shop.Cart.Item", "module", (36, 40), (37, 39)),

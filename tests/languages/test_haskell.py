@@ -50,9 +50,8 @@ def test_haskell_symbols():
     # `total` is its signature and `total#2`, `total#3` are its equations.
     assert symbols_of(SOURCE, "haskell") == [
         ("Price", "type", (5, 5), None),
-        # the Haddock comment `-- |` (line 7) is a `haddock` node, which the
-        # engine does not attach
-        ("Cart", "struct", (8, 11), None),
+        # the Haddock comment `-- |` (line 7) is attached
+        ("Cart", "struct", (7, 11), None),
         ("Id", "type", (13, 13), None),
         # a plain `--` comment directly above is attached
         ("Sized", "interface", (15, 18), (17, 18)),

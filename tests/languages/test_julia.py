@@ -56,9 +56,8 @@ def test_julia_symbols():
         # the blank line before the module's `end` is not body
         ("Shop", "module", (1, 47), (3, 45)),
         ("Shop.AbstractCart", "type", (8, 8), None),
-        # a docstring (line 10) is a `string_literal` node, which the engine
-        # does not attach
-        ("Shop.Cart", "struct", (11, 14), (12, 13)),
+        # the docstring (line 10) is attached
+        ("Shop.Cart", "struct", (10, 14), (12, 13)),
         ("Shop.Item", "struct", (16, 20), (17, 19)),
         ("Shop.Item.Item", "method", (19, 19), None),
         ("Shop.MAX_ITEMS", "constant", (22, 22), None),

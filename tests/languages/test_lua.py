@@ -52,15 +52,12 @@ return Cart
 def test_lua_symbols():
     assert symbols_of(SOURCE, "lua") == [
         ("Cart.new", "method", (6, 13), (9, 12)),
-        # Engine limitation: a body whose last statement ends in its own `end`
-        # (for/if) loses that line to the closing-`end` rule; the ideal bodies
-        # are (16, 18) and (40, 42).
-        ("Cart.add", "method", (15, 19), (16, 17)),
+        ("Cart.add", "method", (15, 19), (16, 18)),
         ("Cart.total", "method", (21, 21), None),
         ("encode", "function", (23, 28), (27, 27)),
         ("validate", "function", (30, 33), (31, 32)),
         ("Cart.dump", "method", (35, 37), (36, 36)),
-        ("Cart.add#2", "method", (39, 43), (40, 41)),
+        ("Cart.add#2", "method", (39, 43), (40, 42)),
     ]
 
 

@@ -60,12 +60,8 @@ def test_ruby_symbols():
         ("Billing.Item.to_s", "method", (26, 26), None),
         ("Billing.round", "method", (29, 31), (30, 30)),
         ("Billing.round#2", "method", (33, 33), None),
-        # Engine limitations (see queries/ruby.scm header): ideal body is
-        # (37, 44) -- the last line is add#2's own `end`, not Invoice's -- and
-        # the ideal span of the first `add` is (37, 40), with its comment: the
-        # grammar puts a comment that opens a body outside `body_statement`.
-        ("Billing.Invoice", "class", (36, 45), (38, 43)),
-        ("Billing.Invoice.add", "method", (38, 40), (39, 39)),
+        ("Billing.Invoice", "class", (36, 45), (38, 44)),
+        ("Billing.Invoice.add", "method", (37, 40), (39, 39)),
         ("Billing.Invoice.add#2", "method", (42, 44), (43, 43)),
     ]
 

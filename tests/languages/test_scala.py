@@ -54,10 +54,7 @@ def test_scala_symbols():
         ("Item", "class", (11, 21), (13, 20)),
         ("Item.this", "constructor", (13, 13), None),
         ("Item.price", "method", (15, 15), None),
-        # Engine limitation: tree-sitter-scala ends an `=`-then-newline body
-        # (indented_block) at the next token, (20, 2); the ideal is (17, 18)
-        # with body (18, 18).
-        ("Item.compare", "method", (17, 20), (18, 20)),
+        ("Item.compare", "method", (17, 18), (18, 18)),
         ("Item.discounted", "method", (20, 20), None),
         ("Item#2", "module", (23, 33), (24, 32)),
         ("Item.parse", "method", (24, 30), (28, 29)),
