@@ -8,29 +8,29 @@ runs. Every user-facing failure is one line on stderr and a non-zero exit;
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from pathlib import Path
 
 from ._version import __version__
+
+
+def Path(*parts):  # noqa: N802 - pathlib costs start-up time; hooks pay it per call
+    from pathlib import Path as _Path
+
+    return _Path(*parts)
 
 PROG = "tldrs"
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, not argparse's usage dump
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def _emit_json(obj) -> None:
+    import json
+
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
-def _root_for(path: Path) -> Path:
+def _root_for(path):
     from .workspace import project_root
 
     return project_root(path)
@@ -84,7 +84,7 @@ def cmd_search(args) -> int:
 
     if args.limit < 1:
         raise _user_error("--limit must be at least 1")
-    root = _root_for(Path.cwd())
+    root = _root_for(Path(os.getcwd()))
     index = Index(root)
     try:
         files = index.files(walk(Path(args.path).resolve() if args.path else root, root).files)
@@ -108,16 +108,16 @@ def cmd_search(args) -> int:
 
 # --------------------------------------------------------------------------- reads and sessions
 
-def _workspace(path: Path | None = None):
+def _workspace(path=None):
     from .operations import Workspace
 
-    return Workspace(_root_for(path or Path.cwd()))
+    return Workspace(_root_for(path or Path(os.getcwd())))
 
 
 def _session_id(args, ws) -> str:
     from .session_id import resolve_session_id
 
-    return resolve_session_id(getattr(args, "session_id", None), Path.cwd())
+    return resolve_session_id(getattr(args, "session_id", None), Path(os.getcwd()))
 
 
 def cmd_read(args) -> int:
@@ -209,7 +209,13 @@ def _user_error(message: str):
     return SymbolpackError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser():
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str):  # one line, not argparse's usage dump
+            self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
     parser = _Parser(
         prog=PROG,
         description="symbolpack: symbol-level, never-stale code reads for LLM coding agents.",
@@ -265,6 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    if args_in in (["--version"], ["-V"]):  # hooks and health checks: skip building the parser
+        sys.stdout.write(f"symbolpack {__version__}\n")
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

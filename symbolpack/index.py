@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .languages import has_query, language_for_path, query_version
-from .symbols import Reference, SymbolRecord, SymbolSlice, bind, extract
+from .symbols import Reference, SymbolRecord, SymbolSlice, extract
 from .workspace import SymbolpackError, display_path, find_repo_root, state_dir
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
@@ -167,9 +167,11 @@ def parse_bytes(data: bytes, lang: str | None) -> tuple[list[SymbolRecord], list
         return [], [], f"{type(exc).__name__}: {exc}"
 
 
-def _parse_job(job: tuple[str, bytes]) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+def _parse_job(job: tuple[str, bytes]) -> tuple:
+    """Pool worker: parse and return the packed (plain-tuple) form, which pickles
+    an order of magnitude faster than dataclasses on the way back."""
     lang, data = job
-    return parse_bytes(data, lang)
+    return _pack(*parse_bytes(data, lang))
 
 
 class ParseCache:
@@ -253,9 +255,15 @@ def _pack(records, refs, error) -> tuple:
     )
 
 
-def _unpack(value: tuple) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+def _bind_packed(rel: str, lang: str, value: tuple) -> tuple[tuple[SymbolSlice, ...], tuple[Reference, ...], str | None]:
     recs, refs, error = value
-    return [SymbolRecord(*r) for r in recs], [Reference(*x) for x in refs], error
+    prefix = f"{rel}:{lang}:"
+    symbols = tuple(
+        SymbolSlice(prefix + local_id, name, qualname, kind, prefix + parent if parent else None, signature,
+                    tuple(lines), tuple(body) if body else None, etag, rel)
+        for local_id, name, qualname, kind, parent, signature, lines, body, etag in recs
+    )
+    return symbols, tuple(Reference(*x) for x in refs), error
 
 
 class Index:
@@ -300,27 +308,26 @@ class Index:
     def _bind_all(self, items: list[tuple[str, str | None, bytes]]) -> list[FileSymbols]:
         digests = [sha256_hex(data) for _, _, data in items]
         keys = {i: _cache_key(lang, digests[i]) for i, (_, lang, _) in enumerate(items) if has_query(lang)}
-        cached = self.cache.get_many(list(dict.fromkeys(keys.values()))) if self.cache else {}
-        results: dict[int, tuple] = {}
-        misses: list[int] = []
-        for i, key in keys.items():
-            if key in cached:
-                results[i] = _unpack(cached[key])
-            else:
-                misses.append(i)
+        packed: dict[int, tuple] = {}
+        if self.cache:
+            cached = self.cache.get_many(list(dict.fromkeys(keys.values())))
+            packed = {i: cached[key] for i, key in keys.items() if key in cached}
+        misses = [i for i in keys if i not in packed]
         fresh = self._parse_many([(items[i][1], items[i][2]) for i in misses])
         new_entries: dict[str, tuple] = {}
-        for i, result in zip(misses, fresh):
-            results[i] = result
-            if result[2] is None:
-                new_entries[keys[i]] = _pack(*result)
+        for i, value in zip(misses, fresh):
+            packed[i] = value
+            if value[2] is None:  # failures are not cached: a fixed grammar should retry
+                new_entries[keys[i]] = value
         if self.cache:
             self.cache.set_many(new_entries)
         out = []
         for i, (rel, lang, _) in enumerate(items):
-            records, refs, error = results.get(i, ([], [], None))
-            out.append(FileSymbols(rel, lang, digests[i], tuple(bind(rel, lang, records)) if lang else (),
-                                   tuple(refs), error))
+            if i in packed and lang:
+                symbols, refs, error = _bind_packed(rel, lang, packed[i])
+                out.append(FileSymbols(rel, lang, digests[i], symbols, refs, error))
+            else:
+                out.append(FileSymbols(rel, lang, digests[i]))
         return out
 
     def _parse_many(self, jobs: list[tuple[str, bytes]]) -> list[tuple]:
@@ -341,4 +348,4 @@ class Index:
             for i, r in zip(order, done):
                 results[i] = r
             return results
-        return [parse_bytes(data, lang) for lang, data in jobs]
+        return [_parse_job(job) for job in jobs]
