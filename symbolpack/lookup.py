@@ -70,9 +70,19 @@ def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the reposi
         listing = ", ".join(s.id for s in exact[:6])
         raise SymbolpackError(f"{query!r} is ambiguous in {where}: {listing}; pass one of these ids")
     ranked = rank(query, symbols, limit=5)
-    if ranked and ranked[0].score >= ACCEPT_SCORE and (len(ranked) == 1 or ranked[0].score - ranked[1].score >= 5):
+    if ranked and _close_typo(query, ranked[0].symbol) and (
+            len(ranked) == 1 or ranked[0].score - ranked[1].score >= 5):
         return ranked[0].symbol
     raise SymbolpackError(no_match_message(query, ranked, where))
+
+
+def _close_typo(query: str, symbol: SymbolSlice) -> bool:
+    """A fuzzy hit is taken without asking only when it is a near spelling of the
+    whole name (plain edit ratio), not merely a good partial match."""
+    from rapidfuzz import fuzz
+
+    q = query.lower()
+    return max(fuzz.ratio(q, symbol.qualname.lower()), fuzz.ratio(q, symbol.name.lower())) >= ACCEPT_SCORE
 
 
 def no_match_message(query: str, ranked: Sequence[Match], where: str) -> str:

@@ -69,7 +69,9 @@ def _empty_session(session_id: str, now: float) -> dict:
 class Session:
     """One loaded session document, with the operations reads and context packs need."""
 
-    def __init__(self, data: dict, limits: StoreLimits, now: float, degraded: bool = False):
+    def __init__(self, data: dict, limits: StoreLimits, now: float, degraded: bool = False,
+                 expired: bool = False):
+        self.expired = expired  # the stored document had outlived its TTL and was reset
         self.data = data
         self.limits = limits
         self.now = now
@@ -203,7 +205,7 @@ class Store:
             _warn(f"session {session_id} was corrupt ({type(exc).__name__}); answering with full reads and repairing it")
             return Session(_empty_session(session_id, now), self.limits, now, degraded=True)
         if now - float(data.get("touched", 0)) > self.limits.ttl_seconds:
-            return Session(_empty_session(session_id, now), self.limits, now)
+            return Session(_empty_session(session_id, now), self.limits, now, expired=True)
         return Session(data, self.limits, now)
 
     @contextlib.contextmanager
@@ -249,7 +251,7 @@ class Store:
             session_id = path.stem
             with self._locked(session_id):
                 session = self._load(session_id, now)
-                if now - float(session.data.get("touched", now)) > self.limits.ttl_seconds or not session.data["files"] and session.degraded:
+                if session.expired or session.degraded:
                     path.unlink(missing_ok=True)
                     dropped_sessions += 1
                     continue

@@ -1,0 +1,208 @@
+"""`tldrs read` and `tldrs session` end to end: real processes, real git repositories,
+and every bad input and fault the reads issue names."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_read import py_lines
+
+
+def tldrs(root: Path, *args: str, env: dict | None = None, check: bool = False) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if k != "SYMBOLPACK_SESSION_ID"}
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", *args], cwd=root, env=full_env,
+                          capture_output=True, text=True, timeout=60)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def read_json(root: Path, path: str, *extra: str, session: str = "t1") -> dict:
+    proc = tldrs(root, "read", path, "--session-id", session, "--format", "json", *extra, check=True)
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture
+def repo(make_repo):
+    return make_repo({"src/app.py": "\n".join(py_lines(5, 16)) + "\n", "notes.txt": "a\nb\nc\n"})
+
+
+def all_store_bytes(root: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in (root / ".symbolpack").rglob("*") if p.is_file())
+
+
+def test_read_modes_through_the_cli(repo):
+    first = read_json(repo, "src/app.py")
+    assert first["mode"] == "skeleton" and first["path"] == "src/app.py"
+    again = read_json(repo, "src/app.py")
+    assert again["mode"] == "unchanged"
+    text = tldrs(repo, "read", "src/app.py", "--session-id", "t1", check=True).stdout
+    assert text.startswith("[UNCHANGED] src/app.py")
+    drill = read_json(repo, "src/app.py", "--symbol", "f3")
+    assert drill["mode"] == "range" and "def f3(x):" in drill["text"]
+    miss = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--symbol", "f33x")
+    assert miss.returncode != 0 and "did you mean" in miss.stderr and "Traceback" not in miss.stderr
+    status = json.loads(tldrs(repo, "session", "status", "--session-id", "t1", "--json", check=True).stdout)
+    assert status["reads"] == 4 and status["drill_ins"] == 1
+    assert status["reads_by_mode"] == {"skeleton": 1, "unchanged": 2, "range": 1}
+    assert status["recent_drill_ins"][0]["hidden"] is True
+
+
+def test_refresh_makes_the_next_read_full(repo):
+    read_json(repo, "src/app.py")
+    tldrs(repo, "session", "refresh", "src/app.py", "--session-id", "t1", check=True)
+    assert read_json(repo, "src/app.py")["mode"] == "full"
+    assert read_json(repo, "src/app.py")["mode"] == "unchanged"
+
+
+def test_tiny_file_reread_is_never_costlier_than_the_file(repo):
+    read_json(repo, "notes.txt")
+    again = read_json(repo, "notes.txt")  # a marker would cost more than 3 short lines
+    assert again["mode"] == "full" and again["tokens"] <= again["full_tokens"]
+
+
+def test_sessions_are_separate_and_clearable(repo):
+    read_json(repo, "src/app.py", session="a")
+    assert read_json(repo, "src/app.py", session="b")["mode"] == "skeleton"
+    listing = json.loads(tldrs(repo, "session", "list", "--json", check=True).stdout)
+    assert {s["id"] for s in listing["sessions"]} == {"a", "b"}
+    assert read_json(repo, "src/app.py", session="a")["mode"] == "unchanged"
+    tldrs(repo, "session", "clear", "--session-id", "a", check=True)
+    assert read_json(repo, "src/app.py", session="a")["mode"] == "skeleton"
+
+
+def test_binary_and_non_utf8_are_passthrough_and_not_stored(repo):
+    (repo / "blob.bin").write_bytes(b"\x00\x01secret-binary")
+    (repo / "latin.txt").write_bytes("caf\xe9 secret-latin".encode("latin-1"))
+    for name in ("blob.bin", "latin.txt"):
+        r = read_json(repo, name)
+        assert r["mode"] == "passthrough" and "secret" not in r["text"]
+    assert b"secret-binary" not in all_store_bytes(repo) and b"secret-latin" not in all_store_bytes(repo)
+    assert b"blob.bin" not in all_store_bytes(repo)
+
+
+def test_sensitive_files_never_reach_the_store(repo):
+    (repo / ".env").write_text("API_KEY=hunter2-very-secret\n")
+    (repo / "server.pem").write_text("-----BEGIN KEY----- hunter2\n")
+    for name in (".env", "server.pem"):
+        r = read_json(repo, name)
+        assert r["mode"] == "passthrough" and "hunter2" not in r["text"]
+    assert b"hunter2" not in all_store_bytes(repo)
+    assert b".env" not in all_store_bytes(repo)
+    proc = tldrs(repo, "read", "notes.txt", "--session-id", "t1", "--format", "json",
+                 env={"SYMBOLPACK_SENSITIVE": "notes.*"})
+    assert json.loads(proc.stdout)["mode"] == "passthrough"
+
+
+def test_special_and_huge_files_are_refused_without_reading(repo, tmp_path):
+    r = json.loads(tldrs(repo, "read", "/dev/zero", "--session-id", "t1", "--format", "json", check=True).stdout)
+    assert r["mode"] == "passthrough" and "not a regular file" in r["text"]
+    huge = repo / "huge.log"
+    with open(huge, "wb") as fh:
+        fh.truncate(51 * 1024 * 1024)  # sparse: refusing it must not need reading it
+    r = read_json(repo, "huge.log")
+    assert r["mode"] == "passthrough" and "50 MB" in r["text"]
+
+
+def test_symlinks_are_keyed_by_their_real_path(repo):
+    (repo / "link.py").symlink_to(repo / "src" / "app.py")
+    first = read_json(repo, "link.py")
+    assert first["path"] == "src/app.py"
+    assert read_json(repo, "src/app.py")["mode"] == "unchanged"
+
+
+def test_missing_file_bad_range_and_bad_session_id_are_one_line_errors(repo):
+    for args in (["read", "nope.py", "--session-id", "t1"],
+                 ["read", "notes.txt", "--session-id", "t1", "--offset", "99"],
+                 ["read", "notes.txt", "--session-id", "t1", "--limit", "0"],
+                 ["read", "notes.txt", "--session-id", "../../etc/passwd"]):
+        proc = tldrs(repo, *args)
+        assert proc.returncode != 0, args
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    proc = tldrs(repo, "read", "nope.py", "--session-id", "t1", "--format", "json")
+    assert json.loads(proc.stdout) == {"v": 1, "mode": "error", "error": proc.stderr.split("error: ", 1)[1].strip()}
+    env_bad = tldrs(repo, "read", "notes.txt", env={"SYMBOLPACK_SESSION_ID": "a/b"})
+    assert env_bad.returncode != 0 and "invalid session id" in env_bad.stderr
+
+
+def test_deleted_since_last_read_drops_the_view(repo):
+    read_json(repo, "notes.txt")
+    (repo / "notes.txt").unlink()
+    proc = tldrs(repo, "read", "notes.txt", "--session-id", "t1")
+    assert proc.returncode != 0 and "deleted since your last read" in proc.stderr
+    (repo / "notes.txt").write_text("a\nb\nc\n")
+    assert read_json(repo, "notes.txt")["mode"] == "full"  # the old view was dropped
+
+
+def test_corrupt_session_warns_reads_fully_and_is_repaired(repo):
+    read_json(repo, "src/app.py")
+    session_file = repo / ".symbolpack" / "sessions" / "t1.json"
+    session_file.write_text("{not json")
+    proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
+    assert "warning" in proc.stderr and json.loads(proc.stdout)["mode"] == "full"
+    json.loads(session_file.read_text())  # repaired
+    assert read_json(repo, "src/app.py")["mode"] == "unchanged"
+
+
+def test_missing_baseline_object_falls_back_to_full(repo):
+    read_json(repo, "src/app.py")
+    for obj in (repo / ".symbolpack" / "objects").rglob("*"):
+        if obj.is_file():
+            obj.unlink()
+    p = repo / "src" / "app.py"
+    p.write_text(p.read_text().replace("y3 = x + 3", "y3 = x - 3", 1))
+    assert read_json(repo, "src/app.py")["mode"] == "full"
+
+
+def test_store_is_private_and_ignored_by_git(repo):
+    read_json(repo, "src/app.py")
+    state = repo / ".symbolpack"
+    assert (state / ".gitignore").read_text() == "*\n"
+    for p in [state, *state.rglob("*")]:
+        mode = stat.S_IMODE(p.stat().st_mode)
+        if p.is_dir() and p.parent.name != "cache" and "cache" not in p.parts:
+            assert mode == 0o700, p
+        elif p.is_file() and "cache" not in p.parts:
+            assert mode == 0o600, p
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
+    assert ".symbolpack" not in status
+
+
+def test_symbolpack_dir_overrides_the_location(repo, tmp_path):
+    elsewhere = tmp_path / "state"
+    tldrs(repo, "read", "notes.txt", "--session-id", "t1", env={"SYMBOLPACK_DIR": str(elsewhere)}, check=True)
+    assert (elsewhere / "sessions" / "t1.json").exists()
+    assert not (repo / ".symbolpack" / "sessions").exists()
+
+
+def test_gc_removes_unreferenced_baselines_and_expired_sessions(repo):
+    read_json(repo, "notes.txt", session="old")
+    read_json(repo, "src/app.py", session="new")
+    objects = lambda: sorted(p for p in (repo / ".symbolpack" / "objects").rglob("*") if p.is_file())  # noqa: E731
+    assert len(objects()) == 2
+    # age everything past the grace window and make "old" expire
+    for p in objects():
+        os.utime(p, (1, 1))
+    old = repo / ".symbolpack" / "sessions" / "old.json"
+    data = json.loads(old.read_text())
+    data["touched"] = 1
+    old.write_text(json.dumps(data))
+    out = json.loads(tldrs(repo, "session", "gc", "--json", check=True).stdout)
+    assert out["sessions_removed"] == 1 and out["objects_removed"] == 1 and len(objects()) == 1
+    assert read_json(repo, "src/app.py", session="new")["mode"] == "unchanged"
+
+
+def test_default_session_id_comes_from_git(repo):
+    r1 = json.loads(tldrs(repo, "read", "src/app.py", "--format", "json", check=True).stdout)
+    r2 = json.loads(tldrs(repo, "read", "src/app.py", "--format", "json", check=True).stdout)
+    assert (r1["mode"], r2["mode"]) == ("skeleton", "unchanged")
+    sessions = [p.stem for p in (repo / ".symbolpack" / "sessions").glob("*.json")]
+    assert len(sessions) == 1 and sessions[0].startswith("git-repo-main-")
