@@ -209,7 +209,8 @@ def _user_error(message: str):
     return SymbolpackError(message)
 
 
-def build_parser():
+def build_parser(only: str | None = None):
+    """The argument parser; with *only*, just that command's subparser (start-up time)."""
     import argparse
 
     class _Parser(argparse.ArgumentParser):
@@ -225,49 +226,74 @@ def build_parser():
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    p = sub.add_parser("structure", help="outline every symbol of the files under PATH")
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--no-cache", action="store_true", help="parse everything afresh")
-    p.set_defaults(func=cmd_structure)
+    def wanted(*names: str) -> bool:
+        return only is None or only in names
 
-    p = sub.add_parser("extract", help="the symbols of one file, with spans and ETags")
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--no-cache", action="store_true", help="parse afresh")
-    p.set_defaults(func=cmd_extract)
+    if wanted("structure"):
+        p = sub.add_parser("structure", help="outline every symbol of the files under PATH")
+        p.add_argument("path", nargs="?", default=".", metavar="PATH")
+        p.add_argument("--format", choices=("text", "json"), default="text")
+        p.add_argument("--no-cache", action="store_true", help="parse everything afresh")
+        p.set_defaults(func=cmd_structure)
 
-    p = sub.add_parser("search", help="fuzzy-find symbols by name, qualname or id")
-    p.add_argument("query", metavar="QUERY")
-    p.add_argument("--limit", type=int, default=10)
-    p.add_argument("--path", default=None, help="search under this directory only")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.set_defaults(func=cmd_search)
+    if wanted("extract"):
+        p = sub.add_parser("extract", help="the symbols of one file, with spans and ETags")
+        p.add_argument("file", metavar="FILE")
+        p.add_argument("--format", choices=("text", "json"), default="text")
+        p.add_argument("--no-cache", action="store_true", help="parse afresh")
+        p.set_defaults(func=cmd_extract)
 
-    p = sub.add_parser("read", help="read a file the way an agent should: skeleton, delta or [UNCHANGED]",
-                       description="Read PATH for this session: a skeleton first, then only what changed.")
-    p.add_argument("path", metavar="PATH")
-    p.add_argument("--offset", type=int, default=None, help="first line to read (1-based)")
-    p.add_argument("--limit", type=int, default=None, help="number of lines to read")
-    p.add_argument("--symbol", default=None, metavar="NAME", help="read one symbol whole (drill-in)")
-    p.add_argument("--full", "--no-compress", dest="full", action="store_true",
-                   help="plain full read: no skeleton, no delta")
-    p.add_argument("--session-id", default=None, metavar="S")
-    p.add_argument("--elide-min-lines", type=int, default=12, metavar="N",
-                   help="elide bodies of at least N lines in skeletons (default 12)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.set_defaults(func=cmd_read)
+    if wanted("search"):
+        p = sub.add_parser("search", help="fuzzy-find symbols by name, qualname or id")
+        p.add_argument("query", metavar="QUERY")
+        p.add_argument("--limit", type=int, default=10)
+        p.add_argument("--path", default=None, help="search under this directory only")
+        p.add_argument("--format", choices=("text", "json"), default="text")
+        p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("session", help="inspect and manage read sessions")
-    p.add_argument("action", choices=("status", "list", "refresh", "clear", "gc"))
-    p.add_argument("path", nargs="?", default=None, metavar="PATH", help="for refresh")
-    p.add_argument("--offset", type=int, default=None)
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument("--session-id", default=None, metavar="S")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_session)
+    if wanted("read"):
+        p = sub.add_parser("read", help="read a file the way an agent should: skeleton, delta or [UNCHANGED]",
+                           description="Read PATH for this session: a skeleton first, then only what changed.")
+        p.add_argument("path", metavar="PATH")
+        p.add_argument("--offset", type=int, default=None, help="first line to read (1-based)")
+        p.add_argument("--limit", type=int, default=None, help="number of lines to read")
+        p.add_argument("--symbol", default=None, metavar="NAME", help="read one symbol whole (drill-in)")
+        p.add_argument("--full", "--no-compress", dest="full", action="store_true",
+                       help="plain full read: no skeleton, no delta")
+        p.add_argument("--session-id", default=None, metavar="S")
+        p.add_argument("--elide-min-lines", type=int, default=12, metavar="N",
+                       help="elide bodies of at least N lines in skeletons (default 12)")
+        p.add_argument("--format", choices=("text", "json"), default="text")
+        p.set_defaults(func=cmd_read)
 
+    if wanted("session"):
+        p = sub.add_parser("session", help="inspect and manage read sessions")
+        p.add_argument("action", choices=("status", "list", "refresh", "clear", "gc"))
+        p.add_argument("path", nargs="?", default=None, metavar="PATH", help="for refresh")
+        p.add_argument("--offset", type=int, default=None)
+        p.add_argument("--limit", type=int, default=None)
+        p.add_argument("--session-id", default=None, metavar="S")
+        p.add_argument("--json", action="store_true")
+        p.set_defaults(func=cmd_session)
+
+    for register, names in _EXTENSIONS:
+        if wanted(*names):
+            register(sub)
     return parser
+
+
+def _extension(module: str, function: str):
+    def register(sub):
+        from importlib import import_module
+
+        getattr(import_module(module, __package__), function)(sub)
+
+    return register
+
+
+# Commands that live in their own modules: (registrar, the command names it adds).
+_EXTENSIONS: list = []
+_BUILTIN_COMMANDS = {"structure", "extract", "search", "read", "session"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -275,8 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     if args_in in (["--version"], ["-V"]):  # hooks and health checks: skip building the parser
         sys.stdout.write(f"symbolpack {__version__}\n")
         return 0
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    first = next((a for a in args_in if not a.startswith("-")), None)
+    known = _BUILTIN_COMMANDS.union(*(names for _, names in _EXTENSIONS))
+    parser = build_parser(only=first if first in known else None)
+    args = parser.parse_args(args_in)
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE

@@ -8,7 +8,6 @@ together — the file (`sources`), its symbols (`index`), the session
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .read import (
@@ -28,10 +27,14 @@ from .tokens import count_tokens
 from .workspace import SymbolpackError, project_root
 
 
-@dataclass
 class ReadResult:
-    response: dict
-    exit_code: int = 0
+    """A protocol response and the exit code the CLI should end with."""
+
+    __slots__ = ("response", "exit_code")
+
+    def __init__(self, response: dict, exit_code: int = 0):
+        self.response = response
+        self.exit_code = exit_code
 
 
 class Workspace:

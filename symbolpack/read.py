@@ -18,12 +18,12 @@ Policy (documented in ARCHITECTURE.md):
 
 from __future__ import annotations
 
-import difflib
 import hashlib
-from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from collections import namedtuple
+TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Callable, Sequence
 
-from .symbols import SymbolSlice
 from .tokens import count_tokens
 from .views import (
     Segment,
@@ -35,54 +35,59 @@ from .views import (
     unified_diff,
 )
 
+if TYPE_CHECKING:
+    from .symbols import SymbolSlice
+
+# Values here are namedtuples, not dataclasses: this module is on the hook's
+# unchanged-re-read path, where dataclass creation alone costs ~10 ms per process.
+# Rendering (views, difflib) is imported only by the rules that draw something.
+
 FULL = "full"
 
 
-@dataclass(frozen=True)
-class ReadPolicy:
-    elide_min_lines: int = 12
-    small_file_tokens: int = 400
-    skeleton_max_share: float = 0.85  # a skeleton must save at least 15 %
-    diff_prefer_share: float = 0.8  # diff over delta when clearly smaller
-    diff_max_hunks: int = 8
-    diff_max_changed_share: float = 0.5
-    truncation_share: float = 0.5
+class ReadPolicy(namedtuple("ReadPolicy", [
+    "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
+    "diff_max_hunks", "diff_max_changed_share", "truncation_share",
+], defaults=[12, 400, 0.85, 0.8, 8, 0.5, 0.5])):
+    """Thresholds of the read policy: elide bodies of at least `elide_min_lines`; read
+    files under `small_file_tokens` whole; a skeleton must cost at most
+    `skeleton_max_share` of the file; prefer a diff under `diff_prefer_share` of the
+    delta; diff gate `diff_max_hunks` / `diff_max_changed_share`; a file shrunk below
+    `truncation_share` of its old length is re-read whole."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class ViewState:
-    """What one scope of one file looked like to the agent when last shown."""
+class ViewState(namedtuple("ViewState", ["sha256", "seq", "total_lines", "known", "scope", "elided",
+                                         "full_tokens"], defaults=[None, (), None])):
+    """What one scope of one file looked like to the agent when last shown: the
+    content hash, a sequence number, the lines it knows (1-based inclusive ranges),
+    the scope (None: whole file) and the hidden bodies (start, end, symbol id)."""
 
-    sha256: str
-    seq: int
-    total_lines: int
-    known: tuple[tuple[int, int], ...]  # lines the agent has (1-based, inclusive)
-    scope: tuple[int, int] | None = None  # None: the whole file
-    elided: tuple[tuple[int, int, str], ...] = ()  # hidden bodies: (start, end, symbol id)
+    __slots__ = ()
 
     def to_json(self) -> dict:
         return {"sha256": self.sha256, "seq": self.seq, "total_lines": self.total_lines,
                 "known": [list(r) for r in self.known], "scope": list(self.scope) if self.scope else None,
-                "elided": [list(e) for e in self.elided]}
+                "elided": [list(e) for e in self.elided], "full_tokens": self.full_tokens}
 
     @classmethod
     def from_json(cls, d: dict) -> "ViewState":
         return cls(sha256=str(d["sha256"]), seq=int(d["seq"]), total_lines=int(d["total_lines"]),
                    known=tuple((int(a), int(b)) for a, b in d["known"]),
-                   scope=tuple(d["scope"]) if d.get("scope") else None,  # type: ignore[arg-type]
-                   elided=tuple((int(a), int(b), str(c)) for a, b, c in d.get("elided", ())))
+                   scope=tuple(d["scope"]) if d.get("scope") else None,
+                   elided=tuple((int(a), int(b), str(c)) for a, b, c in d.get("elided", ())),
+                   full_tokens=d.get("full_tokens"))
 
     def covers(self, start: int, end: int) -> bool:
         return any(a <= start and end <= b for a, b in self.known)
 
 
-@dataclass(frozen=True)
-class ReadRequest:
-    path: str
-    offset: int | None = None
-    limit: int | None = None
-    symbol: SymbolSlice | None = None  # a resolved drill-in target
-    force_full: bool = False
+class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full"],
+                             defaults=[None, None, None, False])):
+    """One read: a path, an optional range or resolved drill-in symbol, and --full."""
+
+    __slots__ = ()
 
 
 class Current:
@@ -96,6 +101,14 @@ class Current:
         self.lines = lines
         self.diffable = diffable
         self._symbols = symbols
+        self._full_tokens: int | None = None
+
+    def full_tokens(self) -> int:
+        """Tokens of a plain full read (counted once per read; it is the yardstick of
+        every rule)."""
+        if self._full_tokens is None:
+            self._full_tokens = count_tokens(numbered_text(self.lines, 1, len(self.lines)))
+        return self._full_tokens
 
     @property
     def symbols(self) -> Sequence[SymbolSlice] | None:
@@ -109,12 +122,17 @@ class Baseline(Current):
     """What the agent was shown before (same shape as the file now)."""
 
 
-@dataclass
 class ReadOutcome:
-    response: dict
-    view_key: str | None  # which view to replace ("full" or "range:S-E")
-    view: ViewState | None
-    drill_ins: list[dict] = field(default_factory=list)
+    """The response, the view that replaces `view_key`, and drill-ins to record."""
+
+    __slots__ = ("response", "view_key", "view", "drill_ins")
+
+    def __init__(self, response: dict, view_key: str | None, view: ViewState | None,
+                 drill_ins: list[dict] | None = None):
+        self.response = response
+        self.view_key = view_key
+        self.view = view
+        self.drill_ins = drill_ins or []
 
 
 class ReadError(ValueError):
@@ -195,24 +213,29 @@ def _plain(request, current, scope, seq, key) -> ReadOutcome:
     text = numbered_text(current.lines, start, end)
     segments = [Segment("shown", start, end)] if total else []
     mode = FULL if scope is None else "range"
-    response = _response(request, current, mode, text, scope, segments, count_tokens(text))
-    view = ViewState(current.sha256, seq, total, ((start, end),) if total else (), scope)
+    tokens = current.full_tokens() if scope is None else count_tokens(text)
+    response = _response(request, current, mode, text, scope, segments, tokens)
+    view = ViewState(current.sha256, seq, total, ((start, end),) if total else (), scope,
+                     full_tokens=current.full_tokens() if scope is None else None)
     return ReadOutcome(response, key, view)
 
 
 def _full_scope(request, current, prior, load_baseline, seq, policy, degraded) -> ReadOutcome:
     lines = current.lines
     total = len(lines)
+    if prior is not None and not (request.force_full or degraded) and prior.sha256 == current.sha256 \
+            and prior.total_lines == total:
+        if prior.full_tokens is not None:
+            current._full_tokens = prior.full_tokens  # same bytes, same count: skip recounting
+        text = f"[UNCHANGED] {request.path}: {total} lines, identical to what you last read; use that."
+        response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
+        return ReadOutcome(response, FULL, prior._replace(seq=seq, full_tokens=current.full_tokens()))
     plain = _plain(request, current, None, seq, FULL)
     full_tokens = plain.response["full_tokens"]
     if request.force_full or degraded:
         return plain
     if prior is None:
         return _first_read(request, current, plain, seq, policy)
-    if prior.sha256 == current.sha256 and prior.total_lines == total:
-        text = f"[UNCHANGED] {request.path}: {total} lines, identical to what you last read; use that."
-        response = _response(request, current, "unchanged", text, None, None, full_tokens)
-        return ReadOutcome(response, FULL, replace(prior, seq=seq))
     if not current.diffable or total < prior.total_lines * policy.truncation_share:
         return plain
     baseline = load_baseline(prior.sha256)
@@ -250,7 +273,7 @@ def _first_read(request, current, plain, seq, policy) -> ReadOutcome:
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
         return plain
     view = ViewState(current.sha256, seq, total, tuple(known_ranges(segments)), None,
-                     tuple((s.start, s.end, s.symbol or "") for s in hidden))
+                     tuple((s.start, s.end, s.symbol or "") for s in hidden), full_tokens)
     return ReadOutcome(response, FULL, view)
 
 
@@ -339,6 +362,8 @@ def _delta(request, current, prior: ViewState, baseline: Baseline, seq: int) -> 
     total = len(new)
     known_old = _known_mask(len(old), prior.known)
     mapped: list[int | None] = [None] * (total + 1)  # new line -> old line (identical text)
+    import difflib
+
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=len(old) + len(new) > 20000)
     for a, b, size in matcher.get_matching_blocks():
         for k in range(size):
@@ -368,8 +393,7 @@ def _delta(request, current, prior: ViewState, baseline: Baseline, seq: int) -> 
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
     header += " [UNCHANGED] spans are exactly as you last saw them."
     text = "\n".join([header, *render_segments(new, segments)])
-    full_tokens = count_tokens(numbered_text(new, 1, total))
-    response = _response(request, current, "delta", text, None, segments, full_tokens)
+    response = _response(request, current, "delta", text, None, segments, current.full_tokens())
     elided = tuple((s.start, s.end, s.symbol or "") for s in segments if s.kind == "elided")
     view = ViewState(current.sha256, seq, total, tuple(known_ranges(segments)), None, elided)
     return ReadOutcome(response, FULL, view)
@@ -422,8 +446,7 @@ def _diff_outcome(request, current, prior: ViewState, diff: UnifiedDiff, seq) ->
     header = (f"[DIFF] {request.path} changed since you last read it ({prior.total_lines} -> {total} lines); "
               f"unified diff against your copy:")
     text = header + ("\n" + diff.text if diff.text else "")
-    full_tokens = count_tokens(numbered_text(current.lines, 1, total))
-    response = _response(request, current, "diff", text, None, None, full_tokens)
+    response = _response(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew
     old_known = _known_mask(prior.total_lines, prior.known)
     known = [False] * (total + 1)

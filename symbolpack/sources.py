@@ -13,7 +13,7 @@ import fnmatch
 import hashlib
 import os
 import stat as stat_mod
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 
 from .workspace import SymbolpackError, display_path
@@ -26,16 +26,12 @@ DEFAULT_SENSITIVE = (
 )
 
 
-@dataclass(frozen=True)
-class Source:
-    """A file as the read pipeline sees it: text and lines, or a passthrough reason."""
+class Source(namedtuple("Source", ["path", "rel", "data", "sha256", "passthrough", "size"],
+                        defaults=[b"", "", None, 0])):
+    """A file as the read pipeline sees it: the real path (symlinks resolved), its
+    repo-relative name, and its bytes and hash, or a passthrough reason."""
 
-    path: Path  # the real path (symlinks resolved)
-    rel: str  # repo-relative POSIX, or absolute outside the repo
-    data: bytes = b""
-    sha256: str = ""
-    passthrough: str | None = None  # why it is not handled, when it is not
-    size: int = 0
+    __slots__ = ()
 
     @property
     def text(self) -> str:

@@ -26,11 +26,11 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator
 
 from .workspace import ensure_private_dir, state_dir
 
@@ -49,10 +49,14 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
-@dataclass(frozen=True)
 class StoreLimits:
-    max_entries: int = DEFAULT_MAX_ENTRIES
-    ttl_seconds: int = DEFAULT_TTL_SECONDS
+    """LRU size (file entries per session) and TTL (seconds), from the environment."""
+
+    __slots__ = ("max_entries", "ttl_seconds")
+
+    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES, ttl_seconds: int = DEFAULT_TTL_SECONDS):
+        self.max_entries = max_entries
+        self.ttl_seconds = ttl_seconds
 
     @classmethod
     def from_env(cls) -> "StoreLimits":
@@ -309,13 +313,14 @@ class Store:
 
     @staticmethod
     def _write_bytes(path: Path, payload: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+        # (not tempfile: it imports `random`, and this runs in every hook process)
+        tmp = path.parent / f".tmp-{os.getpid()}-{time.monotonic_ns()}{path.suffix}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(payload)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.chmod(tmp, 0o600)
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):

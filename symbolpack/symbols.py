@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "object", "record"})
+from .kinds import CLASS_LIKE
 _ATTACHED_TYPES = frozenset({
     "decorator", "attribute_item", "attribute_list", "attribute", "annotation",
     "marker_annotation", "attributes", "modifiers_annotation",

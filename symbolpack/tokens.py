@@ -11,7 +11,9 @@ swap in an exact BPE counter when one is installed offline.
 from __future__ import annotations
 
 import re
-from typing import Callable
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 _PIECES = re.compile(r"[A-Za-z]+|\d{1,3}|[^\sA-Za-z\d]|\n")
 
@@ -24,7 +26,7 @@ def estimate_tokens(text: str) -> int:
     return count
 
 
-Counter = Callable[[str], int]
+Counter = "Callable[[str], int]"
 _counter: Counter = estimate_tokens
 _counter_name = "estimate"
 

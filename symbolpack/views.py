@@ -12,22 +12,23 @@ from the agent's previous view.
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from collections import namedtuple
 
-from .symbols import CLASS_LIKE, SymbolSlice
+from .kinds import CONTAINER_KINDS
 
-CONTAINER_KINDS = CLASS_LIKE | {"module", "namespace"}
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
+    from .symbols import SymbolSlice
+
+# namedtuples and lazy difflib: this module is imported on every read, hooks included.
 
 
-@dataclass(frozen=True)
-class Segment:
-    kind: str  # shown | elided | unchanged
-    start: int
-    end: int
-    source: int | None = None  # for unchanged: first line in the previous view
-    symbol: str | None = None  # symbol id, when the segment is one symbol's
+class Segment(namedtuple("Segment", ["kind", "start", "end", "source", "symbol"], defaults=[None, None])):
+    """kind: shown | elided | unchanged; source: for unchanged, the first line in the
+    previous view; symbol: the symbol id when the segment is one symbol's."""
+
+    __slots__ = ()
 
     def to_json(self) -> dict:
         out: dict = {"kind": self.kind, "start": self.start, "end": self.end}
@@ -123,16 +124,16 @@ def known_ranges(segments: Iterable[Segment]) -> list[tuple[int, int]]:
 
 # --------------------------------------------------------------------------- diff
 
-@dataclass(frozen=True)
-class UnifiedDiff:
-    text: str
-    hunks: int
-    changed_lines: int  # added + removed
-    touched_new_lines: tuple[tuple[int, int], ...]  # new-file line ranges inside hunks
+class UnifiedDiff(namedtuple("UnifiedDiff", ["text", "hunks", "changed_lines", "touched_new_lines"])):
+    """Hunks text, hunk count, added+removed line count, new-file ranges inside hunks."""
+
+    __slots__ = ()
 
 
 def unified_diff(old: Sequence[str], new: Sequence[str], context: int = 3) -> UnifiedDiff:
     """Hunks only (no ---/+++ lines); the caller's header names the file."""
+    import difflib
+
     out: list[str] = []
     hunks = changed = 0
     touched: list[tuple[int, int]] = []

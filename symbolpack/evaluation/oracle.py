@@ -242,6 +242,11 @@ class ReadOracle:
         for n in sorted(set(text_lines) - shown):
             problems.append(f"{path}: text shows numbered line {n} outside any shown segment")
         if scope is None:
+            # Lines an earlier response gave for these same bytes stay known even
+            # where this one elides them: the agent still has them in context.
+            previous = self._views.get(path)
+            if previous is not None and sha is not None and previous.sha256 == sha:
+                new = {**{n: t for n, t in previous.lines.items() if n <= total}, **new}
             self._views[path] = self._full[path] = _view(path, new, total, sha)
         else:
             self._store_range(path, lo, hi, new, total, sha)
