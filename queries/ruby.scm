@@ -1,10 +1,7 @@
 ; Ruby symbols. `body_statement` ends before the closing `end`, so the `body`
 ; field already leaves that line visible.
-; Known engine limitations (not fixable here): when a body ends with a nested
-; `def ... end`/`do ... end`, the engine's closing-line rule also hides that
-; inner `end` line; and a comment that opens a body is a child of the
-; class/module/def node, not of `body_statement`, so it is not attached to the
-; first definition inside.
+; The engine hides a closing line only when it is the body's own token, and it
+; looks above `body_statement` for a comment that opens a class body.
 
 ; class Foo / class Outer::Inner (the scope qualifies the name: Outer.Inner)
 (class

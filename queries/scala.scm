@@ -2,9 +2,8 @@
 ; are methods; classes, case classes and traits nest their defs as methods.
 ; Where two patterns capture the same node, the one listed first wins, so the
 ; specific def patterns come before the generic ones.
-; Known grammar/engine limitation: a body written as `=` then an indented
-; expression (indented_block) ends at the next token, so such a def's span runs
-; to the line of the following definition (and swallows a comment above it).
+; tree-sitter-scala ends an `=`-then-indented body at the next token; the
+; engine ends every span at its last non-comment content, so that is harmless.
 
 (package_clause
   name: (package_identifier) @name
