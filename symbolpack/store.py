@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import sys
 import time
@@ -33,6 +32,23 @@ if TYPE_CHECKING:
     from typing import Iterator
 
 from .workspace import ensure_private_dir, state_dir
+
+try:  # orjson parses and writes a 5,000-entry session several times faster than json
+    import orjson as _json_impl
+
+    def _loads(raw: bytes):
+        return _json_impl.loads(raw)
+
+    def _dumps(data) -> bytes:
+        return _json_impl.dumps(data)
+except ImportError:  # pragma: no cover - orjson is a dependency; stay usable without it
+    import json as _json_impl
+
+    def _loads(raw: bytes):
+        return _json_impl.loads(raw)
+
+    def _dumps(data) -> bytes:
+        return _json_impl.dumps(data, separators=(",", ":")).encode()
 
 SESSION_VERSION = 1
 DEFAULT_MAX_ENTRIES = 10_000
@@ -203,7 +219,7 @@ class Store:
             _warn(f"session {session_id} is unreadable ({exc.strerror}); starting it afresh")
             return Session(_empty_session(session_id, now), self.limits, now, degraded=True)
         try:
-            data = json.loads(raw)
+            data = _loads(raw)
             _validate(data)
         except (ValueError, KeyError, TypeError) as exc:
             _warn(f"session {session_id} was corrupt ({type(exc).__name__}); answering with full reads and repairing it")
@@ -231,7 +247,7 @@ class Store:
         out = []
         for path in sorted(self.sessions_dir.glob("*.json")):
             try:
-                data = json.loads(path.read_bytes())
+                data = _loads(path.read_bytes())
                 out.append({"id": data["id"], "touched": data.get("touched", 0), "files": len(data.get("files", {})),
                             "stats": data.get("stats", {})})
             except (OSError, ValueError, KeyError, TypeError):
@@ -259,9 +275,9 @@ class Store:
                     path.unlink(missing_ok=True)
                     dropped_sessions += 1
                     continue
-                before = json.dumps(session.data, sort_keys=True)
+                before = len(session.data["files"])
                 session.evict()
-                if json.dumps(session.data, sort_keys=True) != before:
+                if len(session.data["files"]) != before:
                     self._write_json(path, session.data)
                 referenced |= session.referenced_objects()
         removed = kept = 0
@@ -309,7 +325,7 @@ class Store:
 
     # -- atomic writes
     def _write_json(self, path: Path, data: dict) -> None:
-        self._write_bytes(path, json.dumps(data, separators=(",", ":")).encode())
+        self._write_bytes(path, _dumps(data))
 
     @staticmethod
     def _write_bytes(path: Path, payload: bytes) -> None:
