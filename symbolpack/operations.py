@@ -66,9 +66,18 @@ class Workspace:
             self._index.close()
 
     def symbols_of(self, rel: str, data: bytes):
-        """Symbols of *data* as file *rel*, or None when no parser handles it."""
-        fs = self.index.symbols_for_bytes(rel, data)
-        return list(fs.symbols) if fs.parsed else None
+        """Symbols of *data* as file *rel*, or None when no parser handles it (or the
+        parse failed). One file parses faster than the parse cache opens (diskcache
+        and sqlite cost tens of milliseconds per process), so reads bypass it."""
+        from .index import parse_bytes
+        from .languages import has_query, language_for_path
+        from .symbols import bind
+
+        lang = language_for_path(rel)
+        if not has_query(lang):
+            return None
+        records, _, error = parse_bytes(data, lang)
+        return None if error else bind(rel, lang, records)
 
 
 def _passthrough(source: Source) -> dict:
