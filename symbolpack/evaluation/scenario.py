@@ -8,7 +8,7 @@ handles. The script walks the situations that decide a read cache's worth:
 context for one symbol, overlapping context for others, re-reads, an edit then
 a re-request, an unchanged symbol, a drill-in, an unparsed file, a range read.
 
-The turns ask for context packs when `symbolpack.context.context` exists and
+The turns ask for context packs when `symbolpack.context.context_pack` exists and
 fall back to what an agent does without them: read the file, then drill into
 the symbol (`--symbol`). The numbers are deterministic for a given counter.
 """
@@ -473,7 +473,7 @@ def _edit(root: Path, rel: str, old: str, new: str) -> None:
 
 def context_turn(session: EvalSession, entries: list[tuple[str, str]]) -> None:
     """Context for some symbols: a context pack when the engine has one, else read + drill-in."""
-    fn, _why = load_pack_function("context", session.ws, entries[0][1], session_id=session.session_id)
+    fn, _why = load_pack_function("context_pack", session.ws, entries[0][1], session_id=session.session_id)
     if fn is not None:
         for _path, name in entries:
             run_context_step(session, fn, name)
@@ -484,8 +484,11 @@ def context_turn(session: EvalSession, entries: list[tuple[str, str]]) -> None:
 
 
 def run_context_step(session: EvalSession, fn: Callable, entry: str) -> None:
-    """One `context` pack for *entry*, judged by a PackJudge and priced against reading the
-    files its slices come from (natively, and with the diff-only reference)."""
+    """One context pack for *entry*, judged by a PackJudge and priced against reading the
+    files its slices come from (natively, and with the diff-only reference).
+
+    *fn* is called as ``fn(session.ws, entry, session_id=session.session_id)`` and must
+    return the protocol's pack object (``v``, ``slices``, ``unchanged``, ``text``)."""
     judge = getattr(session, "_context_judge", None)
     if judge is None:
         judge = session._context_judge = PackJudge(delta=True, read_oracle=session.oracle)  # type: ignore[attr-defined]
@@ -561,7 +564,7 @@ def run_scenario(engine=None) -> dict:
                 action(session)
         finally:
             session.close()
-        _fn, why = load_pack_function("context", session.ws, "authenticate", session_id=session.session_id)
+        _fn, why = load_pack_function("context_pack", session.ws, "authenticate", session_id=session.session_id)
         return summarize(session, labels, kind="scenario", repo="embedded sample (5 files, 4 languages)",
                          context=("context packs" if _fn else f"reads and drill-ins ({why})"),
                          seconds=round(time.perf_counter() - started, 2))

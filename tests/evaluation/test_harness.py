@@ -1,0 +1,220 @@
+"""The eval harness: reference policies, the scripted scenario, the oracle catching a broken
+engine, the reports and the `eval` command (default, embedded scenario)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from symbolpack.evaluation import harness
+from symbolpack.evaluation.command import main
+from symbolpack.evaluation.harness import DiffOnlyPolicy, native_cost, percentile, selected_counter
+from symbolpack.evaluation.report import format_table, render_html
+from symbolpack.evaluation.scenario import run_scenario
+from symbolpack.operations import read_file
+from symbolpack.tokens import count_tokens, counter_name
+from symbolpack.workspace import SymbolpackError
+
+REQUIRED_KEYS = ("failures", "reads", "savings", "reference_savings", "first_read_savings", "reread_savings",
+                 "drill_ins", "p50_ms", "p95_ms", "counter", "failure_messages")
+
+
+def scenario(engine=None) -> dict:
+    with selected_counter("estimate"):
+        return run_scenario(engine=engine)
+
+
+# --------------------------------------------------------------------------- reference policies
+
+LINES = [f"line {n} = value_{n} + {n}" for n in range(1, 101)]
+
+
+def test_diff_only_policy_first_read_is_full_then_marker_then_diff():
+    policy = DiffOnlyPolicy()
+    full = native_cost(LINES, None)
+    assert policy.cost("a.txt", LINES, None) == full
+    marker = policy.cost("a.txt", LINES, None)
+    assert 0 < marker < 40
+    edited = list(LINES)
+    edited[50] = "line 51 changed"
+    small = policy.cost("a.txt", edited, None)
+    assert marker < small < full / 4
+
+
+def test_diff_only_policy_reads_whole_file_when_the_change_is_large_or_scattered():
+    policy = DiffOnlyPolicy()
+    policy.cost("a.txt", LINES, None)
+    rewritten = [f"other {n}" for n in range(1, 101)]  # 100 % changed
+    assert policy.cost("a.txt", rewritten, None) == native_cost(rewritten, None)
+    scattered = list(rewritten)
+    for i in range(0, 100, 10):  # 10 hunks > 6
+        scattered[i] += " x"
+    assert policy.cost("a.txt", scattered, None) == native_cost(scattered, None)
+
+
+def test_diff_only_policy_range_marker_only_when_the_lines_are_held():
+    policy = DiffOnlyPolicy()
+    assert policy.cost("a.txt", LINES, (10, 20)) == native_cost(LINES, (10, 20))
+    assert policy.cost("a.txt", LINES, (10, 20)) < 30
+    policy.cost("b.txt", LINES, None)
+    assert policy.cost("b.txt", LINES, (40, 60)) < 30  # held from the full read
+    changed = list(LINES)
+    changed[44] = "new"
+    assert policy.cost("b.txt", changed, (40, 60)) == native_cost(changed, (40, 60))
+
+
+def test_percentile_nearest_rank():
+    assert percentile([], 50) == 0.0
+    assert percentile([5.0, 1.0, 3.0], 50) == 3.0
+    assert percentile(list(range(1, 101)), 95) == 95
+
+
+def test_selected_counter_restores_and_bpe_fails_clearly_when_missing(monkeypatch):
+    before = counter_name()
+    with selected_counter("estimate") as name:
+        assert name == "estimate" == counter_name()
+    assert counter_name() == before
+    monkeypatch.setattr(harness, "_bpe_counter", lambda: None)
+    with pytest.raises(SymbolpackError, match="tiktoken"):
+        with selected_counter("bpe"):
+            pass
+    with selected_counter("auto") as name:
+        assert name == "estimate"
+    assert counter_name() == before
+
+
+# --------------------------------------------------------------------------- the scripted scenario
+
+def test_scenario_holds_and_its_totals_are_deterministic():
+    first, second = scenario(), scenario()
+    assert first["failures"] == 0, first["failure_messages"]
+    for key in ("tokens", "reads", "modes", "by_category", "drill_ins", "hit_rate"):
+        assert first[key] == second[key], key
+    assert [t["cumulative"] for t in first["turns"]] == [t["cumulative"] for t in second["turns"]]
+    for key in REQUIRED_KEYS:
+        assert key in first
+    assert first["counter"] == "estimate"
+    tokens = first["tokens"]
+    assert tokens["symbolpack"] < tokens["native"] and tokens["reference"] < tokens["native"]
+    # the script exercises every kind of answer
+    assert {"skeleton", "unchanged", "range", "diff", "full"} <= set(first["modes"])
+    assert first["drill_ins"] >= 4 and first["by_category"]["first"]["reads"] == 5
+    assert len(first["turns"]) >= 8 and first["seconds"] < 30
+
+
+def broken(kind: str):
+    """Engines that lie in the ways a read cache can: a stale 'unchanged', a wrong line, a
+    diff that drops a hunk."""
+
+    def engine(ws, path, session_id, **kwargs):
+        response = dict(read_file(ws, path, session_id, **kwargs).response)
+        if kind == "stale-unchanged" and response["mode"] in ("delta", "diff") and response["scope"] is None:
+            response.update(mode="unchanged", text="[UNCHANGED] trust me", segments=None)
+        elif kind == "wrong-line" and response["mode"] in ("full", "skeleton"):
+            response["text"] = response["text"].replace("\tdef ", "\tdef  ", 1).replace("\texport ", "\texport  ", 1)
+        elif kind == "dropped-hunk" and response["mode"] == "diff":
+            head, sep, rest = response["text"].partition("\n@@")
+            response["text"] = head  # no hunks at all: the agent keeps its old lines
+        return response
+
+    return engine
+
+
+@pytest.mark.parametrize("kind", ["stale-unchanged", "wrong-line", "dropped-hunk"])
+def test_oracle_catches_a_broken_engine(kind):
+    result = scenario(engine=broken(kind))
+    assert result["failures"] > 0, kind
+    assert result["failure_messages"]
+    assert any(t["failures"] for t in result["turns"])
+
+
+def test_engine_exceptions_are_failures_not_crashes():
+    def engine(ws, path, session_id, **kwargs):
+        if kwargs.get("symbol"):
+            raise RuntimeError("boom")
+        return read_file(ws, path, session_id, **kwargs).response
+
+    result = scenario(engine=engine)
+    assert result["failures"] > 0
+    assert any("boom" in m for m in result["failure_messages"])
+
+
+# --------------------------------------------------------------------------- reports and the command
+
+def test_reports_render_every_turn_and_a_self_contained_chart():
+    result = scenario()
+    table = format_table(result)
+    assert "total" in table and "diff-only" in table and "oracle: every response held" in table
+    for turn in result["turns"]:
+        assert turn["label"][:20] in table
+    page = render_html(result)
+    assert page.count("<polyline") == 3 and "<svg" in page
+    assert "<script" not in page and "src=" not in page and "href=" not in page
+
+
+def test_eval_command_default_json(capsys, tmp_path):
+    html = tmp_path / "report.html"
+    code = main(["--json", "--counter", "estimate", "--html", str(html)])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    for key in REQUIRED_KEYS:
+        assert key in out
+    assert out["failures"] == 0 and out["counter"] == "estimate"
+    assert html.read_text().startswith("<!doctype html>")
+
+
+def test_eval_command_table_and_usage_errors(capsys):
+    assert main(["--counter", "estimate"]) == 0
+    assert "savings vs native full reads" in capsys.readouterr().out
+    assert main(["--commits", "5"]) == 1
+    assert "--commits and --end need --repo" in capsys.readouterr().err
+
+
+def test_context_turns_use_a_context_pack_when_the_engine_has_one(monkeypatch):
+    """With a `context_pack()` in the engine, context turns ask it; the PackJudge checks the pack."""
+    import sys
+    import types
+
+    calls = []
+
+    def context_pack(ws, entry, session_id=None):
+        calls.append(entry)
+        syms = [s for rel in ("src/auth/tokens.py", "src/auth/middleware.ts") for s in ws.symbols_of(rel, (ws.root / rel).read_bytes())]
+        sym = next(s for s in syms if s.name == entry.split(".")[-1])
+        lines = (ws.root / sym.path).read_text().split("\n")
+        code = "\n".join(lines[sym.lines[0] - 1:sym.lines[1]])
+        text = f"[CONTEXT] {entry}\n{code}"
+        return {"v": 1, "slices": [{"id": sym.id, "path": sym.path, "kind": sym.kind, "signature": sym.signature,
+                                    "lines": list(sym.lines), "code": code, "etag": sym.etag}],
+                "unchanged": [], "diffs": [], "text": text}
+
+    import symbolpack
+
+    fake = types.SimpleNamespace(context_pack=context_pack)
+    monkeypatch.setitem(sys.modules, "symbolpack.context", fake)
+    monkeypatch.setattr(symbolpack, "context", fake, raising=False)
+    result = scenario()
+    assert calls and result["failures"] == 0, result["failure_messages"]
+    assert result["packs"]["context"]["calls"] == len(calls)
+    assert result["context"] == "context packs"
+    assert count_tokens("x") == 1
+
+
+def test_run_benchmarks_finds_ratios_and_their_targets():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "evals" / "run_benchmarks.py"
+    spec = importlib.util.spec_from_file_location("run_benchmarks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    report = {"max_ratio": 3.0, "ok": True, "entry_points": {"hook": {"ratio": 2.5, "median_ms": 40}},
+              "ratios": {"cold_over_baseline": 2.0}, "targets": {"cold_over_baseline": 4.0},
+              "entries_0": {"skeleton_over_python": 7.0}}
+    found = {r["name"]: (r["value"], r["target"]) for r in module.ratios(report)}
+    assert found == {"entry_points.hook.ratio": (2.5, 3.0), "ratios.cold_over_baseline": (2.0, 4.0),
+                     "entries_0.skeleton_over_python": (7.0, None)}
+    assert module.flags(report) == [("ok", True)]
+    assert module.parse_report('warming up\n{"ratio": 1.5}') == {"ratio": 1.5}
+    assert {p.name for p in module.find_benchmarks()} >= {"bench_structure.py"}
