@@ -1,0 +1,217 @@
+"""`tldrs mcp`: symbolpack as a stdio MCP server (official Python SDK, FastMCP).
+
+Every tool is a thin adapter over the function the CLI calls
+(`operations.read_file`, `operations.refresh`, `operations.status`,
+`context.context_pack`, `context.diff_context`, `lookup.rank`), so an MCP client
+sees exactly what `tldrs read` would show. One process serves one connection,
+and one connection is one session (`mcp-<random>`) unless a tool call passes
+`session_id` (to share views with hooks or the CLI, or to keep one across
+restarts).
+
+The protocol owns stdout. The SDK writes to a duplicate of the original
+stdout, and file descriptor 1 is pointed at stderr before any tool runs, so a
+stray print (ours, a library's, a child process's) cannot corrupt the stream.
+
+The SDK is an optional extra (`pip install 'symbolpack[mcp]'`), imported only
+here; `python -m symbolpack.integrations.mcp_server` runs the server without
+the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+from pathlib import Path
+
+INSTRUCTIONS = """\
+symbolpack reads code for you without wasting context and never shows you stale code.
+Use read_file instead of a plain file read. What comes back:
+- Numbered lines `   NN<TAB>text` are the file's lines, verbatim.
+- [SKELETON] on a first read of a large file: long bodies are replaced by
+  `... [ELIDED] lines A-B of NAME` markers. Drill in with read_file(path, symbol="NAME")
+  or read_file(path, offset=A, limit=B-A+1) before relying on or editing hidden code.
+- [UNCHANGED] on a re-read: the file (or range) is exactly what you read before; use that.
+- [DELTA] on a re-read after a change: only changed symbols are shown; spans marked
+  `... [UNCHANGED] lines A-B` are identical to your copy (`your lines X-Y` when they moved).
+- [DIFF]: a unified diff from your copy to the file now.
+If you no longer have an earlier copy in context, call refresh(path) and read again.
+To find code by name use search_symbols; for a task-sized slice of the code around a
+symbol use context(entry); to review uncommitted changes use diff_context().
+"""
+
+READ_DOC = """Read a file (or a range, or one symbol) for this session; use instead of a plain read.
+First read of a large source file: a [SKELETON] with long bodies elided as
+`... [ELIDED] lines A-B of NAME`; pass symbol="NAME" (or offset/limit) to see one whole.
+Re-reads: [UNCHANGED] (identical to what you read; use your copy), [DELTA] (only changed
+symbols; `[UNCHANGED] lines A-B` spans are as you saw them) or [DIFF] (unified diff
+against your copy). Lines appear as `   NN<TAB>text`.
+path: repo-relative or absolute. offset: first line (1-based). limit: number of lines.
+symbol: a name, qualname (Class.method) or id from search_symbols."""
+
+CONTEXT_DOC = """The code you need around one symbol, packed under a token budget: the
+entry symbol with its callers and callees to `depth`. Code you were already given unchanged
+in this session comes back as a signature stub marked [UNCHANGED].
+entry: a symbol name, qualname or id (see search_symbols)."""
+
+DIFF_CONTEXT_DOC = """What the working tree changes against `base` (default HEAD, staged and
+unstaged included): the changed symbols with their callers and callees, packed under the
+budget, plus plain diffs for changes outside any symbol. Symbols you were already given
+unchanged come back as [UNCHANGED] stubs; no_delta=true shows everything and leaves the
+session untouched."""
+
+SEARCH_DOC = """Find symbols (functions, classes, methods, ...) by name, qualname or id,
+fuzzy. One line per match: `path:start-end  kind qualname  signature`. Read one with
+read_file(path, symbol=qualname)."""
+
+REFRESH_DOC = """Forget what this session was shown of a file (or of one range), so the next
+read_file of it is a plain full read. Use when you lost the earlier copy from your context."""
+
+STATUS_DOC = """This session's numbers: files tracked, reads by mode, tokens shown versus
+plain reads, hit rate, drill-ins."""
+
+
+def default_session_id() -> str:
+    return f"mcp-{uuid.uuid4().hex[:16]}"
+
+
+def build_server(root: Path | None = None, session_id: str | None = None):
+    """A FastMCP server over one workspace. *session_id*: the connection's default."""
+    from mcp.server.fastmcp import FastMCP
+
+    from .. import operations
+    from ..session_id import validate_session_id
+    from ..workspace import project_root
+
+    ws = operations.Workspace(project_root(root) if root else None)
+    connection_session = validate_session_id(session_id) if session_id else default_session_id()
+    server = FastMCP("symbolpack", instructions=INSTRUCTIONS)
+
+    def sid(value: str | None) -> str:
+        return validate_session_id(value) if value else connection_session
+
+    def resolve(path: str) -> Path:
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else ws.root / p
+
+    @server.tool(description=READ_DOC, structured_output=False)
+    def read_file(path: str, offset: int | None = None, limit: int | None = None, symbol: str | None = None,
+                  session_id: str | None = None) -> str:
+        result = operations.read_file(ws, resolve(path), sid(session_id), offset=offset, limit=limit,
+                                      symbol=symbol)
+        return result.response["text"]
+
+    @server.tool(description=CONTEXT_DOC, structured_output=False)
+    def context(entry: str, depth: int = 2, budget: int | None = None, session_id: str | None = None) -> str:
+        context_mod = _context_module()
+        kwargs = {"depth": depth, "session_id": sid(session_id)}
+        if budget is not None:
+            kwargs["budget"] = budget
+        return _text_of(context_mod.context_pack(ws, entry, **kwargs))
+
+    @server.tool(description=DIFF_CONTEXT_DOC, structured_output=False)
+    def diff_context(base: str = "HEAD", budget: int | None = None, no_delta: bool = False,
+                     session_id: str | None = None) -> str:
+        context_mod = _context_module()
+        kwargs = {"base": base, "session_id": None if no_delta else sid(session_id), "delta": not no_delta}
+        if budget is not None:
+            kwargs["budget"] = budget
+        return _text_of(context_mod.diff_context(ws, **kwargs))
+
+    @server.tool(description=SEARCH_DOC, structured_output=False)
+    def search_symbols(query: str, limit: int = 10) -> str:
+        return _search(ws, query, limit)
+
+    @server.tool(description=REFRESH_DOC, structured_output=False)
+    def refresh(path: str, offset: int | None = None, limit: int | None = None,
+                session_id: str | None = None) -> str:
+        return operations.refresh(ws, resolve(path), sid(session_id), offset, limit)
+
+    @server.tool(description=STATUS_DOC, structured_output=False)
+    def session_status(session_id: str | None = None) -> str:
+        return json.dumps(operations.status(ws, sid(session_id)), indent=1)
+
+    server.symbolpack_workspace = ws  # for tests and shutdown
+    server.symbolpack_session_id = connection_session
+    return server
+
+
+def _context_module():
+    from importlib import import_module
+    from importlib.util import find_spec
+
+    if find_spec("symbolpack.context") is None:
+        raise RuntimeError("context packs are not available in this symbolpack version")
+    return import_module("symbolpack.context")
+
+
+def _text_of(result) -> str:
+    return result["text"] if isinstance(result, dict) and "text" in result else json.dumps(result)
+
+
+def _search(ws, query: str, limit: int) -> str:
+    from ..index import walk
+    from ..lookup import GOOD_SCORE, no_match_message, rank
+
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    files = ws.index.files(walk(ws.root, ws.root).files)
+    symbols = [s for f in files for s in f.symbols]
+    matches = rank(query, symbols, limit=limit)
+    good = [m for m in matches if m.score >= GOOD_SCORE]
+    if not good:
+        return no_match_message(query, matches, "this repository")
+    return "\n".join(
+        f"{m.symbol.path}:{m.symbol.lines[0]}-{m.symbol.lines[1]}  {m.symbol.kind} {m.symbol.qualname}  "
+        f"{' '.join(m.symbol.signature.split())}" for m in good)
+
+
+def serve(root: Path | None = None, session_id: str | None = None) -> int:
+    """Run the stdio server until the client closes stdin."""
+    try:
+        import anyio
+        from mcp.server.stdio import stdio_server
+    except ImportError:
+        print("tldrs mcp: the MCP SDK is not installed; run: pip install 'symbolpack[mcp]'", file=sys.stderr)
+        return 1
+    import io
+
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)  # fd 1 now reaches stderr: only the SDK writes to the protocol stream
+    sys.stdout = sys.stderr
+    protocol_out = anyio.wrap_file(io.TextIOWrapper(os.fdopen(protocol_fd, "wb"), encoding="utf-8"))
+    server = build_server(root, session_id)
+
+    async def run() -> None:
+        async with stdio_server(stdout=protocol_out) as (read_stream, write_stream):
+            low = server._mcp_server  # FastMCP.run_stdio_async() minus its fixed sys.stdout
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+    try:
+        anyio.run(run)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.symbolpack_workspace.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="tldrs mcp", description="symbolpack's stdio MCP server")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    return serve(Path(args.root) if args.root else None, args.session_id)
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--root", default=None, metavar="DIR",
+                        help="project root (default: the repository of the working directory)")
+    parser.add_argument("--session-id", default=None, metavar="S",
+                        help="default session for this connection (default: a new one)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

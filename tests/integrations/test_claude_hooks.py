@@ -1,0 +1,389 @@
+"""Claude Code hooks, run as Claude Code runs them: one process per call, the
+documented JSON payload on stdin, the decision (if any) as JSON on stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import symbolpack
+from symbolpack.integrations import claude
+
+PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]
+
+
+def _env() -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("SYMBOLPACK_DIR", "SYMBOLPACK_SESSION_ID")}
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def run_hook(name: str, payload, cwd: Path | None = None) -> tuple[int, str, str]:
+    stdin = payload if isinstance(payload, str) else json.dumps(payload)
+    proc = subprocess.run([sys.executable, "-m", "symbolpack.integrations.claude", name], input=stdin,
+                          capture_output=True, text=True, cwd=cwd, env=_env(), timeout=60)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def decision(stdout: str) -> dict | None:
+    return json.loads(stdout)["hookSpecificOutput"] if stdout.strip() else None
+
+
+def body(n: int, tag: str = "") -> str:
+    return "".join(f"    total += {i}{tag}\n" for i in range(n))
+
+
+def module(funcs: int = 6, lines: int = 14) -> str:
+    return "".join(f"def func{k}(total):\n{body(lines)}    return total\n\n\n" for k in range(funcs))
+
+
+class Agent:
+    """One Claude Code session in one repository, speaking the documented payloads."""
+
+    def __init__(self, root: Path, session_id: str = "5f0c7a52-aaaa-4bbb-8ccc-0123456789ab", agent_id=None):
+        self.root = root
+        self.session_id = session_id
+        self.agent_id = agent_id
+
+    def _payload(self, event: str, tool: str, tool_input: dict, **extra) -> dict:
+        payload = {"session_id": self.session_id, "transcript_path": "/tmp/transcript.jsonl", "cwd": str(self.root),
+                   "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
+                   "tool_input": tool_input, "tool_use_id": "toolu_01", **extra}
+        if self.agent_id:
+            payload["agent_id"] = self.agent_id
+            payload["agent_type"] = "general-purpose"
+        return payload
+
+    def read(self, rel: str, **args) -> dict | None:
+        rc, out, err = run_hook("claude-pre-read", self._payload(
+            "PreToolUse", "Read", {"file_path": str(self.root / rel), **args}), self.root)
+        assert rc == 0, err
+        return decision(out)
+
+    def pre_edit(self, rel: str, tool: str = "Edit", **tool_input) -> dict | None:
+        rc, out, err = run_hook("claude-pre-edit", self._payload(
+            "PreToolUse", tool, {"file_path": str(self.root / rel), **tool_input}), self.root)
+        assert rc == 0, err
+        return decision(out)
+
+    def post_edit(self, rel: str, tool: str = "Edit", **tool_input) -> dict | None:
+        response = {"filePath": str(self.root / rel), "success": True}
+        rc, out, err = run_hook("claude-post-edit", self._payload(
+            "PostToolUse", tool, {"file_path": str(self.root / rel), **tool_input}, tool_response=response), self.root)
+        assert rc == 0, err
+        return decision(out)
+
+    def edit(self, rel: str, old: str, new: str, replace_all: bool = False) -> tuple[dict | None, dict | None]:
+        """The whole native Edit: pre-edit guard, the tool's write, post-edit."""
+        args = {"old_string": old, "new_string": new, "replace_all": replace_all}
+        guard = self.pre_edit(rel, **args)
+        if guard is not None:
+            return guard, None
+        path = self.root / rel
+        text = path.read_text()
+        assert text.count(old) == 1 or replace_all
+        path.write_text(text.replace(old, new) if replace_all else text.replace(old, new, 1))
+        return None, self.post_edit(rel, **args)
+
+    def session_start(self, source: str) -> dict | None:
+        payload = {"session_id": self.session_id, "transcript_path": "/tmp/transcript.jsonl", "cwd": str(self.root),
+                   "hook_event_name": "SessionStart", "source": source}
+        rc, out, err = run_hook("claude-session-start", payload, self.root)
+        assert rc == 0, err
+        return decision(out)
+
+
+def reason(d: dict | None) -> str:
+    assert d is not None and d["hookEventName"] == "PreToolUse" and d["permissionDecision"] == "deny", d
+    return d["permissionDecisionReason"]
+
+
+@pytest.fixture
+def repo(make_repo):
+    return make_repo({"app.py": module(), "big.txt": "".join(f"row {i}\n" for i in range(1, 2501))})
+
+
+# --------------------------------------------------------------------------- pre-read
+
+def test_first_read_passes_through_and_the_re_read_is_unchanged(repo):
+    agent = Agent(repo)
+    assert agent.read("app.py") is None  # native tool runs: Claude's read tracking sees it
+    text = reason(agent.read("app.py"))
+    assert "[UNCHANGED] app.py:" in text and "not an error" in text
+
+
+def test_re_read_after_an_outside_change_shows_what_changed(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    path = repo / "app.py"
+    path.write_text(path.read_text().replace("    total += 3\n", "    total += 333\n", 1))
+    text = reason(agent.read("app.py"))
+    assert "[DELTA]" in text or "[DIFF]" in text
+    assert "total += 333" in text
+    assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))  # and now it is current again
+
+
+def test_baseline_follows_the_native_default_cap_and_ranges(repo):
+    agent = Agent(repo)
+    assert agent.read("big.txt") is None  # native shows lines 1-2000 of 2500
+    assert "lines 1-2000" in reason(agent.read("big.txt"))
+    assert agent.read("big.txt", offset=2001) is None  # never seen: the native tool shows it
+    assert "lines 2001-2500" in reason(agent.read("big.txt", offset=2001))
+    assert agent.read("big.txt", offset=100, limit=20) is not None  # inside what it saw
+    assert "lines 100-119" in reason(agent.read("big.txt", offset=100, limit=20))
+
+
+def test_a_range_first_read_records_that_range_only(repo):
+    agent = Agent(repo)
+    assert agent.read("app.py", offset=5, limit=10) is None
+    assert "lines 5-14" in reason(agent.read("app.py", offset=5, limit=10))
+    assert agent.read("app.py") is None  # the whole file was never shown: plain read, natively
+
+
+def test_subagents_get_their_own_view(repo):
+    parent = Agent(repo)
+    parent.read("app.py")
+    child = Agent(repo, agent_id="agent-7")
+    assert child.read("app.py") is None  # same session_id, but this agent never saw it
+    assert "[UNCHANGED]" in reason(child.read("app.py"))
+
+
+# --------------------------------------------------------------------------- post-edit
+
+def test_own_edits_keep_the_view_current(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    guard, note = agent.edit("app.py", "def func2(total):\n", "def func2(total, extra=0):\n")
+    assert guard is None and note is None
+    guard, _ = agent.edit("app.py", "def func3(total):\n", "def func3(total):\n    total -= 1\n")
+    assert guard is None  # its own earlier edit does not trip the guard
+    assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))
+
+
+def test_multiedit_and_write_update_the_view(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    edits = [{"old_string": "def func0(total):\n", "new_string": "def func0(total, a=1):\n"},
+             {"old_string": "def func1(total):\n", "new_string": "def func1(total, b=2):\n"}]
+    assert agent.pre_edit("app.py", tool="MultiEdit", edits=edits) is None
+    path = repo / "app.py"
+    text = path.read_text()
+    for e in edits:
+        text = text.replace(e["old_string"], e["new_string"], 1)
+    path.write_text(text)
+    assert agent.post_edit("app.py", tool="MultiEdit", edits=edits) is None
+    assert "[UNCHANGED]" in reason(agent.read("app.py"))
+
+    content = module(funcs=3)  # (a one-line file would be read plainly: the marker costs more)
+    assert agent.pre_edit("app.py", tool="Write", content=content) is None
+    path.write_text(content)
+    agent.post_edit("app.py", tool="Write", content=content)
+    assert f"[UNCHANGED] app.py: {len(content.splitlines())} lines" in reason(agent.read("app.py"))
+
+
+def test_a_new_file_written_by_the_agent_is_known(repo):
+    agent = Agent(repo)
+    content = module(funcs=2)
+    assert agent.pre_edit("new.py", tool="Write", content=content) is None
+    (repo / "new.py").write_text(content)
+    agent.post_edit("new.py", tool="Write", content=content)
+    assert "[UNCHANGED] new.py:" in reason(agent.read("new.py"))
+
+
+def test_a_formatter_after_the_edit_shows_up_at_the_next_read(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    path = repo / "app.py"
+
+    def edit_then_format(name: str) -> None:
+        args = {"old_string": f"def {name}(total):\n", "new_string": f"def {name}(total,x):\n"}
+        assert agent.pre_edit("app.py", **args) is None
+        path.write_text(path.read_text().replace(f"def {name}(total):\n", f"def {name}(total, x):\n"))  # formatted
+        agent.post_edit("app.py", **args)
+
+    edit_then_format("func4")
+    text = reason(agent.read("app.py"))
+    assert "def func4(total, x):" in text  # what the formatter wrote, not what the agent believes
+    edit_then_format("func5")
+    guard = reason(agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="def func1(t):\n"))
+    assert "changed on disk" in guard  # the formatter's change is not the agent's own
+
+
+def test_an_edit_inside_an_elided_body_is_flagged(repo):
+    from symbolpack.operations import Workspace, read_file
+
+    agent = Agent(repo)
+    session = claude.session_id_for({"session_id": agent.session_id})
+    ws = Workspace(repo)
+    first = read_file(ws, repo / "app.py", session).response  # a skeleton, as `tldrs read` shows it
+    ws.close()
+    assert first["mode"] == "skeleton"
+    old = "def func3(total):\n" + body(14)
+    new = old.replace("    total += 2\n", "    total += 22\n")
+    path = repo / "app.py"
+    path.write_text(path.read_text().replace(old, new))  # the tool's write (no pre-edit hook installed)
+    note = agent.post_edit("app.py", old_string=old, new_string=new)
+    assert note is not None and note["hookEventName"] == "PostToolUse"
+    assert "func3" in note["additionalContext"] and "elided" in note["additionalContext"]
+
+
+def test_notebook_edits_drop_the_view(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    rc, out, _ = run_hook("claude-post-edit", agent._payload("PostToolUse", "NotebookEdit", {
+        "notebook_path": str(repo / "app.py"), "new_source": "x"}), repo)
+    assert rc == 0 and out == ""
+    assert agent.read("app.py") is None
+
+
+# --------------------------------------------------------------------------- pre-edit guard
+
+def test_guard_denies_an_edit_after_an_outside_change_then_serves_fresh(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    path = repo / "app.py"
+    path.write_text(path.read_text().replace("    total += 5\n", "    total += 55\n", 1))
+    text = reason(agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="def func1(t):\n"))
+    assert "NOT applied" in text and "changed on disk" in text
+    assert agent.read("app.py") is None  # after the failed edit: the native tool shows it fresh
+    assert agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="def func1(t):\n") is None
+
+
+def test_guard_trusts_content_not_mtime(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    path = repo / "app.py"
+    os.utime(path, (path.stat().st_atime + 1000, path.stat().st_mtime + 1000))  # touched, same bytes
+    assert agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="def func1(t):\n") is None
+
+
+def test_guard_denies_edits_of_lines_never_seen(repo):
+    agent = Agent(repo)
+    agent.read("big.txt")  # lines 1-2000
+    text = reason(agent.pre_edit("big.txt", old_string="row 2300\n", new_string="ROW\n"))
+    assert "NOT applied" in text and "2300" in text and "offset=2300" in text
+    assert "overwrites big.txt" in reason(agent.pre_edit("big.txt", tool="Write", content="x\n"))
+    assert agent.pre_edit("big.txt", old_string="row 1500\n", new_string="ROW\n") is None
+    # after the denial, reading the missing lines makes the edit possible
+    assert agent.read("big.txt", offset=2001) is None
+    assert agent.pre_edit("big.txt", old_string="row 2300\n", new_string="ROW\n") is None
+
+
+def test_a_failed_edit_makes_the_next_read_fresh(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    assert agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="def func1(t):\n") is None
+    # the native Edit failed (or was rejected): no PostToolUse
+    assert agent.read("app.py") is None
+    assert "[UNCHANGED]" in reason(agent.read("app.py"))
+
+
+def test_guard_ignores_files_it_never_saw_and_new_files(repo):
+    agent = Agent(repo)
+    assert agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="x") is None
+    assert agent.pre_edit("nope.py", tool="Write", content="x") is None
+
+
+# --------------------------------------------------------------------------- session start
+
+def test_compaction_drops_the_views(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    assert agent.session_start("resume") is None
+    assert agent.read("app.py") is not None  # resume keeps the context, and the views
+    out = agent.session_start("compact")
+    assert out is not None and out["hookEventName"] == "SessionStart"
+    assert agent.read("app.py") is None  # full again
+    assert agent.session_start("clear") is not None
+
+
+# --------------------------------------------------------------------------- never break a tool call
+
+MALFORMED = [
+    "", "not json", "[1, 2]", "null", '"text"', "{}",
+    json.dumps({"session_id": "s", "tool_name": "Read"}),
+    json.dumps({"session_id": "s", "tool_name": "Read", "tool_input": "x"}),
+    json.dumps({"session_id": "s", "tool_name": "Read", "tool_input": {"file_path": 42}}),
+    json.dumps({"session_id": 7, "tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}}),
+    json.dumps({"tool_name": "Read", "tool_input": {"file_path": "/etc/hostname"}}),
+    json.dumps({"session_id": "s", "tool_name": "Read", "tool_input": {"file_path": "/no/such/file"}}),
+    json.dumps({"session_id": "s", "tool_name": "Read", "tool_input": {"file_path": "/"}}),
+    json.dumps({"session_id": "s", "tool_name": "Read", "tool_input": {"file_path": "/dev/null", "offset": "x"}}),
+    json.dumps({"session_id": "s", "tool_name": "Edit", "tool_input": {"file_path": "/no/such", "edits": 3}}),
+    json.dumps({"session_id": "s", "tool_name": "MultiEdit", "tool_input": {"file_path": "/etc/hostname",
+                                                                           "edits": [1, None]}}),
+    json.dumps({"session_id": "../../etc", "hook_event_name": "SessionStart", "source": 5}),
+]
+
+
+@pytest.mark.parametrize("name", claude.HOOKS)
+@pytest.mark.parametrize("stdin", MALFORMED)
+def test_malformed_payloads_exit_0_without_a_decision(name, stdin, tmp_path):
+    rc, out, _ = run_hook(name, stdin, cwd=tmp_path)
+    assert rc == 0 and out == ""
+
+
+def test_binary_and_sensitive_files_pass_through(repo):
+    (repo / "blob.bin").write_bytes(b"\0\1\2" * 100)
+    (repo / ".env").write_text("SECRET=1\n")
+    agent = Agent(repo)
+    for rel in ("blob.bin", ".env"):
+        assert agent.read(rel) is None and agent.read(rel) is None
+
+
+def test_a_broken_store_never_breaks_the_tool_call(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    sessions = repo / ".symbolpack" / "sessions"
+    for doc in sessions.glob("*.json"):
+        doc.write_text("{broken")
+    rc, out, _ = run_hook("claude-pre-read", agent._payload("PreToolUse", "Read", {"file_path": str(repo / "app.py")}),
+                          repo)
+    assert rc == 0  # fails open: a plain read, by the native tool or as content
+    assert out == "" or "[UNCHANGED]" not in out
+
+
+def test_unknown_hook_name_is_harmless(tmp_path):
+    rc, out, err = run_hook("claude-nope", "{}", cwd=tmp_path)
+    assert rc == 0 and out == "" and "unknown hook" in err
+
+
+# --------------------------------------------------------------------------- pieces
+
+def test_native_scope_matches_the_native_tool():
+    assert claude.native_scope(100, None, None) == (None, None)
+    assert claude.native_scope(2500, None, None) == (1, 2000)
+    assert claude.native_scope(2500, 2001, None) == (2001, 500)
+    assert claude.native_scope(100, 10, 5) == (10, 5)
+    assert claude.native_scope(100, 0, None) == (None, None)
+    assert claude.native_scope(100, 1, 100) == (None, None)
+
+
+def test_session_ids_are_file_name_safe():
+    assert claude.session_id_for({"session_id": "abc-123"}) == "claude-abc-123"
+    assert claude.session_id_for({"session_id": "abc", "agent_id": "a1"}) == "claude-abc-a1"
+    weird = claude.session_id_for({"session_id": "../../x y"})
+    assert weird.startswith("claude-") and "/" not in weird and " " not in weird
+    assert claude.session_id_for({}) is None
+
+
+def test_carry_known_keeps_only_what_the_agent_saw_or_wrote():
+    old = ["a", "b", "c", "d"]
+    known = [False, True, False, True, True]  # b unknown
+    new = ["a", "B", "c", "x", "d"]  # b rewritten (blind), x inserted
+    mask, blind = claude.carry_known(old, new, known)
+    assert mask[1:] == [True, False, True, True, True]
+    assert blind == [(2, 2, 2, 2)]
+
+
+def test_apply_edit_follows_the_native_rules():
+    assert claude.apply_edit("a b a", "b", "c") == "a c a"
+    assert claude.apply_edit("a b a", "a", "c") is None  # not unique
+    assert claude.apply_edit("a b a", "a", "c", True) == "c b c"
+    assert claude.apply_edit("", "", "new") == "new"
+    assert claude.apply_edit("x", "q", "y") is None

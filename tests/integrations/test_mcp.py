@@ -1,0 +1,206 @@
+"""The MCP server, driven by the official SDK's own stdio client (a real subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK is an optional extra: pip install 'symbolpack[mcp]'")
+
+import anyio  # noqa: E402  (installed with mcp)
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+import symbolpack  # noqa: E402
+
+PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]
+HAS_CONTEXT = find_spec("symbolpack.context") is not None
+TOOLS = {"read_file", "context", "diff_context", "search_symbols", "refresh", "session_status"}
+
+
+def body(n: int) -> str:
+    return "".join(f"    total += {i}\n" for i in range(n))
+
+
+SOURCE = "".join(f"def func{k}(total):\n{body(14)}    return helper(total)\n\n\n" for k in range(6)) + \
+    "def helper(total):\n    return total * 2\n"
+
+
+def _env() -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("SYMBOLPACK_DIR", "SYMBOLPACK_SESSION_ID")}
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def server_params(root: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "symbolpack.integrations.mcp_server", *extra],
+                                 cwd=str(root), env=_env())
+
+
+def text_of(result) -> str:
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+def with_session(root: Path, script, *extra: str):
+    async def main():
+        async with stdio_client(server_params(root, *extra)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await script(session)
+
+    return anyio.run(main)
+
+
+@pytest.fixture
+def repo(make_repo):
+    return make_repo({"app.py": SOURCE})
+
+
+def test_round_trip_with_the_official_client(repo):
+    async def script(s: ClientSession):
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert set(tools) == TOOLS
+        desc = tools["read_file"].description
+        assert "[UNCHANGED]" in desc and "[DELTA]" in desc and "symbol=" in desc
+        assert set(tools["read_file"].inputSchema["properties"]) >= {"path", "offset", "limit", "symbol"}
+
+        first = text_of(await s.call_tool("read_file", {"path": "app.py"}))
+        assert first.startswith("[SKELETON]") and "[ELIDED]" in first
+        again = text_of(await s.call_tool("read_file", {"path": "app.py"}))
+        assert again.startswith("[UNCHANGED] app.py")
+
+        path = repo / "app.py"
+        path.write_text(path.read_text().replace("    total += 3\n", "    total += 333\n", 1))
+        delta = text_of(await s.call_tool("read_file", {"path": "app.py"}))
+        assert delta.startswith(("[DELTA]", "[DIFF]")) and "total += 333" in delta
+
+        drill = text_of(await s.call_tool("read_file", {"path": "app.py", "symbol": "func4"}))
+        assert "def func4(total):" in drill and "total += 13" in drill
+
+        status = json.loads(text_of(await s.call_tool("session_status", {})))
+        assert status["reads"] == 4 and status["drill_ins"] >= 1
+        assert status["session_id"].startswith("mcp-")
+
+        found = text_of(await s.call_tool("search_symbols", {"query": "helper"}))
+        assert found.splitlines()[0].startswith("app.py:") and "helper" in found
+
+        msg = text_of(await s.call_tool("refresh", {"path": "app.py"}))
+        assert "full read" in msg
+        full = text_of(await s.call_tool("read_file", {"path": str(path)}))
+        assert full.startswith("     1\tdef func0(total):")
+
+        missing = await s.call_tool("read_file", {"path": "nope.py"})
+        assert missing.isError and "no such file" in text_of(missing)
+
+    with_session(repo, script)
+
+
+def test_each_connection_is_its_own_session_unless_one_is_named(repo):
+    async def read_twice(s: ClientSession):
+        return [text_of(await s.call_tool("read_file", {"path": "app.py", "offset": 1, "limit": 30}))
+                for _ in range(2)]
+
+    first = with_session(repo, read_twice)
+    assert not first[0].startswith("[UNCHANGED]") and first[1].startswith("[UNCHANGED]")
+    second = with_session(repo, read_twice)  # a new connection: nothing seen yet
+    assert not second[0].startswith("[UNCHANGED]")
+
+    async def named(s: ClientSession):
+        return text_of(await s.call_tool("read_file", {"path": "app.py", "offset": 1, "limit": 30,
+                                                         "session_id": "shared-1"}))
+
+    assert not with_session(repo, named).startswith("[UNCHANGED]")
+    assert with_session(repo, named).startswith("[UNCHANGED]")  # the named session outlives the connection
+
+    async def unnamed(s: ClientSession):
+        return text_of(await s.call_tool("read_file", {"path": "app.py", "offset": 1, "limit": 30}))
+
+    assert with_session(repo, unnamed, "--session-id", "shared-1").startswith("[UNCHANGED]")  # server default
+
+    async def bad(s: ClientSession):
+        return await s.call_tool("read_file", {"path": "app.py", "session_id": "../etc"})
+
+    assert with_session(repo, bad).isError
+
+
+@pytest.mark.skipif(not HAS_CONTEXT, reason="symbolpack.context (context packs) is not in this checkout yet")
+def test_context_tools(repo):
+    async def script(s: ClientSession):
+        pack = text_of(await s.call_tool("context", {"entry": "func2"}))
+        assert "func2" in pack and "helper" in pack
+        path = repo / "app.py"
+        path.write_text(path.read_text().replace("return total * 2", "return total * 3"))
+        diff = await s.call_tool("diff_context", {})
+        assert not diff.isError and "total * 3" in text_of(diff)
+        plain = await s.call_tool("diff_context", {"no_delta": True, "budget": 4000})
+        assert not plain.isError and "total * 3" in text_of(plain)
+
+    with_session(repo, script)
+
+
+def test_context_tools_say_when_unavailable(repo, monkeypatch):
+    if HAS_CONTEXT:
+        pytest.skip("symbolpack.context exists in this checkout")
+
+    async def script(s: ClientSession):
+        result = await s.call_tool("context", {"entry": "func2"})
+        assert result.isError and "not available" in text_of(result)
+
+    with_session(repo, script)
+
+
+def test_stdout_carries_only_the_protocol(repo):
+    """Raw JSON-RPC over the pipes: every stdout line is a JSON-RPC message, even
+    when a tool's work prints to stdout (a patched operation) or warns (a corrupt session)."""
+    state = repo / ".symbolpack" / "sessions"
+    state.mkdir(parents=True)
+    (state / "noisy.json").write_text("{corrupt")
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "read_file", "arguments": {"path": "app.py", "session_id": "noisy"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "session_status", "arguments": {}}},
+    ]
+    noisy_server = (
+        "import os, sys\n"
+        "from symbolpack import operations\n"
+        "status = operations.status\n"
+        "def noisy(*args, **kwargs):\n"
+        "    print('stray print'); sys.stdout.flush(); os.write(1, b'stray fd write\\n')\n"
+        "    return status(*args, **kwargs)\n"
+        "operations.status = noisy\n"
+        "from symbolpack.integrations.mcp_server import main\n"
+        "sys.exit(main())\n")
+    proc = subprocess.Popen([sys.executable, "-c", noisy_server], cwd=repo, env=_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killer = threading.Timer(60, proc.kill)
+    killer.start()
+    try:
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+        proc.stdin.flush()
+        replies = []
+        while not {3, 4} <= {r.get("id") for r in replies}:
+            line = proc.stdout.readline()
+            assert line, "the server closed stdout before answering"
+            replies.append(json.loads(line))  # raises if anything but JSON-RPC reached stdout
+        rest, stderr = proc.communicate(timeout=30)  # closes stdin: the server ends
+        replies += [json.loads(line) for line in rest.splitlines() if line.strip()]
+    finally:
+        killer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+    assert all(r.get("jsonrpc") == "2.0" for r in replies)
+    assert {r.get("id") for r in replies} >= {1, 2, 3, 4}
+    call = next(r for r in replies if r.get("id") == 3)
+    assert "[SKELETON]" in call["result"]["content"][0]["text"] or "def func0" in call["result"]["content"][0]["text"]
+    assert "corrupt" in stderr and "stray print" in stderr and "stray fd write" in stderr
