@@ -292,7 +292,9 @@ def _extension(module: str, function: str):
 
 
 # Commands that live in their own modules: (registrar, the command names it adds).
-_EXTENSIONS: list = []
+_EXTENSIONS: list = [
+    (_extension(".integrations.commands", "add_integration_parsers"), {"mcp", "hook", "install", "uninstall", "doctor"}),
+]
 _BUILTIN_COMMANDS = {"structure", "extract", "search", "read", "session"}
 
 
@@ -301,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
     if args_in in (["--version"], ["-V"]):  # hooks and health checks: skip building the parser
         sys.stdout.write(f"symbolpack {__version__}\n")
         return 0
+    if args_in[:1] == ["hook"]:  # one process per agent tool call: no argparse on this path
+        from .integrations.claude import run_as_process
+
+        run_as_process(args_in[1:])
     first = next((a for a in args_in if not a.startswith("-")), None)
     known = _BUILTIN_COMMANDS.union(*(names for _, names in _EXTENSIONS))
     parser = build_parser(only=first if first in known else None)

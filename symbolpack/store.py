@@ -33,22 +33,38 @@ if TYPE_CHECKING:
 
 from .workspace import ensure_private_dir, state_dir
 
-try:  # orjson parses and writes a 5,000-entry session several times faster than json
-    import orjson as _json_impl
+# Big sessions (thousands of entries) parse and serialise several times faster with
+# orjson, but importing it costs ~30 ms (it loads dataclasses, uuid, inspect): more
+# than a small session costs with the stdlib. So the size of the document decides.
+_ORJSON_FROM_BYTES = 256 * 1024
 
-    def _loads(raw: bytes):
-        return _json_impl.loads(raw)
 
-    def _dumps(data) -> bytes:
-        return _json_impl.dumps(data)
-except ImportError:  # pragma: no cover - orjson is a dependency; stay usable without it
-    import json as _json_impl
+def _orjson():
+    try:
+        import orjson
 
-    def _loads(raw: bytes):
-        return _json_impl.loads(raw)
+        return orjson
+    except ImportError:  # pragma: no cover - a declared dependency; stay usable without it
+        return None
 
-    def _dumps(data) -> bytes:
-        return _json_impl.dumps(data, separators=(",", ":")).encode()
+
+def _loads(raw: bytes):
+    fast = _orjson() if len(raw) >= _ORJSON_FROM_BYTES else None
+    if fast is not None:
+        return fast.loads(raw)
+    import json
+
+    return json.loads(raw)
+
+
+def _dumps(data: dict) -> bytes:
+    fast = _orjson() if len(data.get("files", ())) >= 1000 else None
+    if fast is not None:
+        return fast.dumps(data)
+    import json
+
+    return json.dumps(data, separators=(",", ":")).encode()
+
 
 SESSION_VERSION = 1
 DEFAULT_MAX_ENTRIES = 10_000

@@ -679,10 +679,6 @@ def _log(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    # Importing orjson costs ~30 ms (it pulls in dataclasses, uuid, inspect); a hook
-    # process loads one small session once, where stdlib json is as fast. The store
-    # falls back to json on ImportError; both write the same documents.
-    sys.modules.setdefault("orjson", None)  # type: ignore[arg-type]
     if len(argv) != 1:
         _log(f"usage: tldrs hook {{{','.join(HOOKS)}}} < payload.json")
         return 0
