@@ -293,6 +293,8 @@ def _extension(module: str, function: str):
 
 # Commands that live in their own modules: (registrar, the command names it adds).
 _EXTENSIONS: list = [
+    (_extension(".evaluation.command", "add_eval_parser"), {"eval"}),
+    (_extension(".context_cli", "add_context_parsers"), {"context", "diff-context"}),
     (_extension(".integrations.commands", "add_integration_parsers"), {"mcp", "hook", "install", "uninstall", "doctor"}),
 ]
 _BUILTIN_COMMANDS = {"structure", "extract", "search", "read", "session"}

@@ -92,6 +92,10 @@ class ReadOracle:
         self._views: dict[str, AgentView] = {}
         # The view as of the last full-scope response: what `diff` is computed from.
         self._full: dict[str, AgentView] = {}
+        # Per line, the text the agent was last shown for it (by any response, of any
+        # version): what a range `unchanged` ("identical to what you last read of
+        # them") refers to when newer responses elided or dropped those lines.
+        self._seen: dict[str, dict[int, str]] = {}
 
     # -- queries -------------------------------------------------------------
 
@@ -106,6 +110,7 @@ class ReadOracle:
     def forget(self, path: str) -> None:
         self._views.pop(path, None)
         self._full.pop(path, None)
+        self._seen.pop(path, None)
 
     def check(self, path: str, current_text: str) -> list[str]:
         """One message per believed line that `current_text` contradicts (or lacks)."""
@@ -162,6 +167,9 @@ class ReadOracle:
             self._apply_diff(path, response.get("text"), total, sha, problems)
         else:
             self._apply_segmented(path, response, scope, total, sha, problems)
+        view = self._views.get(path)
+        if view is not None:  # what the agent last read of each line, in any version
+            self._seen.setdefault(path, {}).update(view.lines)
         return problems
 
     @staticmethod
@@ -196,6 +204,8 @@ class ReadOracle:
                 problems.append(f"{path}: refers to previous line {n}, which the agent never had")
             return based
         mine = current.lines.get(n) if current else None
+        if mine is None and based is None:
+            based = self._seen.get(path, {}).get(n)
         if mine is None and based is None:
             problems.append(f"{path}: refers to previous line {n}, which the agent never had")
             return None
@@ -244,10 +254,8 @@ class ReadOracle:
         if scope is None:
             # Lines an earlier response gave for these same bytes stay known even
             # where this one elides them: the agent still has them in context.
-            previous = self._views.get(path)
-            if previous is not None and sha is not None and previous.sha256 == sha:
-                new = {**{n: t for n, t in previous.lines.items() if n <= total}, **new}
-            self._views[path] = self._full[path] = _view(path, new, total, sha)
+            self._views[path] = self._full[path] = _view(path, self._same_bytes_kept(path, new, total, sha),
+                                                         total, sha)
         else:
             self._store_range(path, lo, hi, new, total, sha)
 
@@ -282,7 +290,16 @@ class ReadOracle:
         base_total = full.total_lines if full else None
         hunks = _hunks(path, text, problems)
         new = None if hunks is None else _patch(path, base, base_total, hunks, total, problems)
-        self._views[path] = self._full[path] = _view(path, new or {}, total, sha)
+        self._views[path] = self._full[path] = _view(path, self._same_bytes_kept(path, new or {}, total, sha),
+                                                     total, sha)
+
+    def _same_bytes_kept(self, path: str, new: dict[int, str], total: int, sha: str | None) -> dict[int, str]:
+        """Lines an earlier response gave for these same bytes stay known: the agent
+        still has them in context, whatever this response left out."""
+        previous = self._views.get(path)
+        if previous is None or sha is None or previous.sha256 != sha:
+            return new
+        return {**{n: t for n, t in previous.lines.items() if n <= total}, **new}
 
 
 def _segments(path: str, raw: Any, lo: int, hi: int, problems: list[str]) -> list[_Segment]:
