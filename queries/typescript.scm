@@ -1,4 +1,4 @@
-; TypeScript symbols (tsx.scm is the same query for the TSX grammar).
+; TypeScript symbols (tsx.scm inherits this query for the TSX grammar).
 ;
 ; Each declaration has a plain pattern and wrapper patterns around the same
 ; @name node (`export`, `declare`, `export declare`); the engine keeps the

@@ -87,11 +87,18 @@ def supported_languages() -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def query_source(lang: str) -> str | None:
+    """The query text for *lang*. A leading `; inherits: other` line prepends
+    `other.scm` (a grammar that extends another, like tsx over typescript)."""
     path = queries_dir() / f"{lang}.scm"
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    first = text.split("\n", 1)[0]
+    if first.startswith("; inherits:"):
+        parents = [query_source(name.strip()) for name in first.split(":", 1)[1].split(",") if name.strip()]
+        text = "\n".join([*(p for p in parents if p), text])
+    return text
 
 
 @functools.lru_cache(maxsize=1)
