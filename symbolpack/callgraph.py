@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import posixpath
 import re
 import subprocess
@@ -81,6 +80,12 @@ _MEMBER_TYPES = frozenset({
 _RECEIVER_FIELDS = ("object", "operand", "value", "path", "scope", "package", "module", "namespace", "table")
 _SIMPLE_RECEIVER = re.compile(r"(?:[A-Za-z_$@][\w$]*|super\(\))(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
+_TYPE_ARGS = re.compile(r"<[^<>]*>")
+_DEFINITION_PREFIXES = tuple(
+    k.encode() + sep
+    for k in ("def", "fn", "func", "function", "fun", "class", "struct", "interface", "trait", "enum", "sub",
+              "macro_rules!")
+    for sep in (b" ", b"\t"))
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
 
 
@@ -286,6 +291,11 @@ class Snapshot:
     def read_many(self, paths: Iterable[str]) -> dict[str, bytes | None]:
         return {p: self.read(p) for p in paths}
 
+    def seed(self, path: str, data: bytes) -> None:
+        """Use *data* as the content of *path* (bytes the caller already read)."""
+        self._data[path] = data
+        self._sha.pop(path, None)
+
     def sha(self, path: str) -> str | None:
         if path not in self._sha:
             data = self.read(path)
@@ -382,8 +392,8 @@ def _text(node) -> str:
 def _normalize_receiver(node) -> str:
     text = "".join(_text(node).split()).replace("?.", ".").replace("->", ".")
     prev = None
-    while prev != text:
-        prev, text = text, _GENERIC_ARGS.sub("", text)
+    while prev != text:  # type arguments only: `Vec::<u8>::new`; `xs[0].f()` stays an expression
+        prev, text = text, _TYPE_ARGS.sub("", text)
     text = text.lstrip("&*")
     return text if _SIMPLE_RECEIVER.fullmatch(text) else "<expr>"
 
@@ -733,6 +743,8 @@ class CallGraph:
         self._py_modules: dict[str, list[str]] | None = None
         self._java_classes: dict[str, list[str]] | None = None
         self._defs_named: dict[str, list[SymbolSlice]] = {}
+        self._grep: dict[tuple[str, bool], set[str]] = {}
+        self._pool: list[str] | None = None
 
     # -- observations: everything resolution learns about other files goes through these
     def _note(self, key: tuple, value):
@@ -773,6 +785,16 @@ class CallGraph:
         data = self.snap.read(path)
         self._facts[path] = None if data is None else self.facts_for_bytes(path, data)
         return self._facts[path]
+
+    def facts_for_path(self, path: str, data: bytes) -> FileFacts:
+        """Facts of *data* as *path*, shared with `facts(path)` when the snapshot holds the same bytes."""
+        known = self._facts.get(path)
+        if known is not None and known.data == data:
+            return known
+        facts = self.facts_for_bytes(path, data)
+        if self.snap.read(path) == data:
+            self._facts[path] = facts
+        return facts
 
     def facts_for_bytes(self, path: str, data: bytes) -> FileFacts:
         lang = language_for_path(path)
@@ -855,7 +877,7 @@ class CallGraph:
                     ids.add(owner.id)
                     names.add(owner.name)
         out = []
-        for path in self.grep(names):
+        for path in self.grep(names, uses_only=True):
             for e in self.file_edges(path):
                 if e.name not in names:
                     continue
@@ -865,15 +887,28 @@ class CallGraph:
                     out.append(e)
         return out
 
-    def grep(self, names: Iterable[str]) -> list[str]:
-        """Parsed-language files whose bytes mention one of *names* as a word."""
-        names = sorted({n for n in names if n})
-        if not names:
-            return []
-        pattern = re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")(?![\w$])")
-        paths = [p for p in self.snap.paths() if has_query(language_for_path(p))]
-        data = self.snap.read_many(paths)
-        return [p for p in paths if data[p] is not None and pattern.search(data[p])]
+    def grep(self, names: Iterable[str], uses_only: bool = False) -> list[str]:
+        """Parsed-language files whose bytes mention one of *names* as a word; with
+        *uses_only*, at least once not right after a definition keyword (`def name`),
+        so a file that only defines a common method name is not parsed for callers."""
+        found: set[str] = set()
+        for name in {n for n in names if n}:
+            found |= self._grep_one(name, uses_only)
+        return sorted(found)
+
+    def _grep_one(self, name: str, uses_only: bool) -> set[str]:
+        key = (name, uses_only)
+        if key not in self._grep:
+            pool = self._grep_one(name, False) if uses_only else self._parseable()
+            needle = name.encode()
+            self._grep[key] = {p for p in pool if _mentions(self.snap.read(p), needle, uses_only)}
+        return self._grep[key]
+
+    def _parseable(self) -> list[str]:
+        if self._pool is None:
+            self._pool = [p for p in self.snap.paths() if has_query(language_for_path(p))]
+            self.snap.read_many(self._pool)
+        return self._pool
 
     def definitions_named(self, names: Iterable[str]) -> dict[str, list[SymbolSlice]]:
         todo = {n for n in names if n not in self._defs_named}
@@ -918,8 +953,7 @@ class CallGraph:
     def _targets(self, facts: FileFacts, site: CallSite, caller: SymbolSlice | None) -> tuple[list[SymbolSlice], str]:
         name, recv = site.name, site.receiver
         if recv is None:
-            found = self._lookup_bare(facts, name, caller, site.kind)
-            return found if found[0] else ([], "unknown-name")
+            return self._lookup_bare(facts, name, caller, site.kind)
         if recv == "<expr>":
             return [], "unknown-receiver"
         owner = self._enclosing_type(facts, caller)
@@ -974,7 +1008,7 @@ class CallGraph:
         for b in facts.imports:
             if b.local == name:
                 found = self._import_targets(facts, b)
-                return found, "import"
+                return found, "import" if found else "external"
         if family == "go":
             found = self._go_package_members(facts.path, name, include_tests=facts.path.endswith("_test.go"))
             if found:
@@ -1127,14 +1161,17 @@ class CallGraph:
         if facts is None:
             return []
         header_end = type_sym.body[0] - 1 if type_sym.body else type_sym.lines[0]
-        out = []
-        for site in facts.calls:
-            if site.kind == "class" and type_sym.lines[0] <= site.line <= header_end and site.name != type_sym.name:
-                if site.receiver is None:
-                    out.extend(self._find_types(facts, site.name))
-                elif site.receiver != "<expr>":
-                    out.extend(self._lookup_types(facts, f"{site.receiver}.{site.name}", None))
-        return [b for b in out if b.id != type_sym.id]
+        names = [site.name if site.receiver is None else f"{site.receiver}.{site.name}"
+                 for site in facts.calls
+                 if site.kind == "class" and type_sym.lines[0] <= site.line <= header_end
+                 and site.name != type_sym.name and site.receiver != "<expr>"]
+        names += _signature_bases(type_sym.signature, FAMILY.get(facts.language or ""))
+        out: list[SymbolSlice] = []
+        for name in dict.fromkeys(names):
+            found = self._find_types(facts, name) if re.fullmatch(r"[\w$]+", name) else \
+                self._lookup_types(facts, name, None)
+            out.extend(b for b in found if b.id != type_sym.id and b not in out)
+        return out
 
     def _infer_types(self, facts: FileFacts, var: str, caller: SymbolSlice | None, line: int) -> list[SymbolSlice]:
         """The type of variable *var* as written near its use (annotation, constructor call)."""
@@ -1422,6 +1459,55 @@ class CallGraph:
 
 # --------------------------------------------------------------------------- helpers
 
+def _mentions(data: bytes | None, needle: bytes, uses_only: bool) -> bool:
+    """*needle* occurs in *data* as a whole word (with *uses_only*: not as `def needle`)."""
+    if not data or needle not in data:
+        return False
+    size = len(needle)
+    pos = data.find(needle)
+    while pos != -1:
+        before, after = data[pos - 1:pos], data[pos + size:pos + size + 1]
+        if not (before and (before.isalnum() or before in b"_$")) and not (after and (after.isalnum() or after in b"_$")):
+            if not uses_only or not data[max(0, pos - 16):pos].endswith(_DEFINITION_PREFIXES):
+                return True
+        pos = data.find(needle, pos + 1)
+    return False
+
+
+def _signature_bases(signature: str, family: str | None) -> list[str]:
+    """Base class names written in a class header, generic arguments dropped:
+    `class C(Base[T], mod.Mixin, metaclass=M)`, `class C extends B<T> implements I`."""
+    text = " ".join(signature.split())
+    names: list[str] = []
+    if family == "python":
+        start = text.find("(")
+        if start < 0:
+            return []
+        depth = 0
+        for i, ch in enumerate(text[start:], start):
+            depth += ch in "([{"
+            depth -= ch in ")]}"
+            if depth == 0:
+                inner = text[start + 1:i]
+                break
+        else:
+            return []
+        prev = None
+        while prev != inner:
+            prev, inner = inner, re.sub(r"\[[^\[\]()]*\]|\([^()\[\]]*\)", "", inner)
+        for part in inner.split(","):
+            part = part.strip()
+            if part and "=" not in part and re.fullmatch(r"[\w.]+", part):
+                names.append(part)
+    elif family in ("js", "java"):
+        prev = None
+        while prev != text:
+            prev, text = text, _TYPE_ARGS.sub("", text)
+        for m in re.finditer(r"\b(?:extends|implements)\s+([\w$.]+(?:\s*,\s*[\w$.]+)*)", text):
+            names += [n.strip() for n in m.group(1).split(",") if n.strip()]
+    return names
+
+
 def _owner_name(owner: SymbolSlice) -> str:
     return _type_name(owner.name)
 
@@ -1462,17 +1548,18 @@ def _type_hints(family: str, var: str, text: str) -> list[str]:
     v = re.escape(var)
     lead = r"(?<![\w$.])"
     if family == "python":
-        pats = [lead + v + r"\s*:\s*(?:Optional\[|\"|')?([A-Za-z_][\w.]*)",
-                lead + v + r"\s*(?::[^=\n]*)?=\s*([A-Za-z_][\w.]*)\s*\("]
+        pats = [lead + v + r"[ \t]*:[ \t]*(?:Optional\[|\"|')?([A-Za-z_][\w.]*)",
+                lead + v + r"\s*(?::[^=\n]*)?=\s*([A-Za-z_][\w.]*)\s*\(",
+                r"except\s*\(?\s*([A-Za-z_][\w.]*)[^:\n]*?\s+as\s+" + v + r"\b"]
     elif family == "js":
-        pats = [lead + v + r"\s*[?!]?\s*:\s*([A-Za-z_$][\w$.]*)",
+        pats = [lead + v + r"[ \t]*[?!]?[ \t]*:[ \t]*([A-Za-z_$][\w$.]*)",
                 lead + v + r"\s*=\s*new\s+([A-Za-z_$][\w$.]*)"]
     elif family == "go":
         pats = [lead + v + r"\s+\*?([A-Za-z_][\w.]*)\s*[,)]",
                 lead + v + r"\s*:?=\s*&?([A-Za-z_][\w.]*)\s*\{",
                 lead + v + r"\s*:?=\s*(?:(\w+)\.)?New([A-Z]\w*)\s*\("]
     elif family == "rust":
-        pats = [lead + v + r"\s*:\s*&?(?:'\w+\s+)?(?:mut\s+)?([A-Za-z_][\w:]*)",
+        pats = [lead + v + r"[ \t]*:[ \t]*&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?([A-Za-z_][\w:]*)",
                 r"let\s+(?:mut\s+)?" + v + r"\s*(?::[^=;]*)?=\s*&?(?:mut\s+)?([A-Za-z_][\w:]*?)(?:::\w+\s*\(|\s*\{)"]
     elif family == "java":
         pats = [r"([A-Z][\w.]*)(?:<[^;()=]*?>)?(?:\[\])?\s+" + v + r"\s*[=;,)]",

@@ -1,0 +1,925 @@
+"""Context packs: the symbols an agent needs for one entry point or one change.
+
+Two front doors share one packer:
+
+* `context_pack(ws, ENTRY)`: the entry symbol and a breadth-first walk of its
+  callees (and callers, on request) through `callgraph`;
+* `diff_context(ws, base, head)`: the symbols a change touches, each changed
+  line mapped to the innermost symbol whose real span holds it, plus one hop
+  of callers and callees and the tests that exercise them.
+
+The packer spends a token budget in a fixed order (changed code, then
+signatures of related symbols, then their code) and applies the session
+delta: a symbol whose *code* this session was already given, with the same
+ETag, is sent as a signature stub marked `[UNCHANGED]`. Only code is ever
+recorded as given; a signature or a budget-cut slice is not.
+
+The invariant this module defends (PROTOCOL.md, diff-context): every changed
+line is visible, in a slice with code, in an `[UNCHANGED]` slice the session
+got before, or in a unified diff in `diffs`. Whatever a slice cannot show --
+a file no parser handles, lines outside any symbol, a deleted symbol or file,
+a changed symbol the budget could not hold -- goes to `diffs`, even when that
+overruns the budget: the budget bounds what is optional, never what changed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from .callgraph import (
+    CallGraph,
+    Edge,
+    GitTreeSnapshot,
+    GraphCache,
+    Snapshot,
+    WorkTreeSnapshot,
+    cat_blobs,
+    run_git,
+)
+from .index import looks_binary
+from .symbols import CLASS_LIKE, SymbolSlice, split_lines
+from .tokens import count_tokens
+from .workspace import SymbolpackError, find_repo_root, state_dir
+
+DEFAULT_BUDGET = 8000
+DEFAULT_DEPTH = 2
+MAX_RELATED = 200
+CONTEXT_LINES = 3
+# section headers and the summary line: spent before any slice is placed
+FRAME_TOKENS = 80
+RELEVANCE_ORDER = {"entry": 0, "contains_diff": 0, "caller": 1, "callee": 2, "test": 3}
+_NULL_SHA = "0" * 40
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$|_test\.[^/]+$|\.(test|spec)\.[^/]+$|"
+    r"(^|/)[^/]*Tests?\.(java|kt|cs|scala)$|(^|/)conftest\.py$")
+
+
+def is_test_path(path: str) -> bool:
+    return bool(_TEST_PATH.search(path))
+
+
+# --------------------------------------------------------------------------- values
+
+@dataclass
+class PackSlice:
+    """A symbol in a pack and how it is shown: code, signature, or `[UNCHANGED]` stub."""
+
+    sym: SymbolSlice
+    relevance: str
+    lines: Sequence[str]  # the file's lines, decoded
+    depth: int = 0
+    mode: str = "signature"  # code | signature | unchanged
+    cut: bool = False  # wanted code, the budget said no
+    code_ok: bool = True  # False for a class reached by a call: its constructor carries the code
+    upgraded: bool = False  # code chosen over a cheaper mandatory form (signature + diff)
+    _code_cost: int | None = field(default=None, repr=False)
+    _sig_cost: dict = field(default_factory=dict, repr=False)
+
+    def code_cost(self) -> int:
+        if self._code_cost is None:
+            self._code_cost = _cost(_code_block(self))
+        return self._code_cost
+
+    def signature_cost(self) -> int:
+        key = (self.mode == "unchanged", self.cut)
+        if key not in self._sig_cost:
+            self._sig_cost[key] = _cost(_signature_block(self))
+        return self._sig_cost[key]
+
+    @property
+    def code(self) -> str:
+        a, b = self.sym.lines
+        return "\n".join(self.lines[a - 1:b])
+
+    def to_json(self) -> dict:
+        s = self.sym
+        return {"id": s.id, "path": s.path, "kind": s.kind, "signature": s.signature,
+                "lines": list(s.lines), "code": self.code if self.mode == "code" else None,
+                "etag": s.etag, "relevance": self.relevance}
+
+
+@dataclass
+class FileChange:
+    """One path of the change and its analysis."""
+
+    status: str  # A M D R T (git's letters)
+    old_path: str | None
+    new_path: str | None
+    old: bytes | None
+    new: bytes | None
+    old_mode: str = ""
+    new_mode: str = ""
+    old_blob: str | None = None  # git object names, when git knows them
+    new_blob: str | None = None
+    note: str | None = None  # binary, submodule, mode change: said instead of a diff
+    old_lines: list[str] = field(default_factory=list)
+    new_lines: list[str] = field(default_factory=list)
+    opcodes: list[tuple] = field(default_factory=list)
+    parsed: bool = False
+    git_hunks: list[tuple] | None = None  # git's own (old, new) line ranges, when it gave any
+    new_owner: dict[int, str] = field(default_factory=dict)  # new line -> changed symbol id
+    old_owner: dict[int, str] = field(default_factory=dict)  # removed old line -> surviving symbol id
+
+    @property
+    def path(self) -> str:
+        return self.new_path or self.old_path or ""
+
+
+def _decode_lines(data: bytes | None) -> list[str]:
+    return [line.decode("utf-8", "replace") for line in split_lines(data or b"")]
+
+
+def check_budget(budget: int) -> None:
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
+        raise SymbolpackError(f"--budget must be a positive number of tokens (got {budget})")
+
+
+def _session_id(session_id: str | None, root: Path) -> str:
+    from .session_id import resolve_session_id
+
+    return resolve_session_id(session_id, root)
+
+
+def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
+    from .index import Index
+
+    index = ws.index if ws.index.root == root.resolve() else Index(root)
+    return CallGraph(index, snapshot, GraphCache(state_dir(root) / "graph"))
+
+
+# --------------------------------------------------------------------------- git
+
+def _git_root(ws) -> Path:
+    root = find_repo_root(ws.root)
+    if root is None:
+        raise SymbolpackError(f"not a git repository: {ws.root} (diff-context compares git revisions; "
+                              "run it inside a repository)")
+    return root
+
+
+def _rev(root: Path, rev: str, what: str) -> str:
+    out = run_git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    sha = out.decode().strip()
+    if not sha:
+        has_commits = run_git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip()
+        hint = "" if has_commits else " (the repository has no commits yet)"
+        raise SymbolpackError(f"unknown {what} revision {rev!r}{hint}")
+    return sha
+
+
+def changed_files(root: Path, base: str, head: str | None) -> list[FileChange]:
+    """Every path that differs between *base* and *head* (or the working tree, untracked included)."""
+    args = ["diff", "--raw", "-z", "-M", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", base]
+    if head:
+        args.append(head)
+    out = run_git(root, *args, "--")
+    parts = out.split(b"\0")
+    changes: list[FileChange] = []
+    i = 0
+    while i < len(parts):
+        meta = parts[i]
+        if not meta.startswith(b":"):
+            i += 1
+            continue
+        old_mode, new_mode, old_sha, new_sha, status = meta[1:].decode().split()[:5]
+        letter = status[0]
+        if letter in "RC":
+            old_path, new_path = parts[i + 1], parts[i + 2]
+            i += 3
+        else:
+            old_path = new_path = parts[i + 1]
+            i += 2
+        old_p = old_path.decode("utf-8", "surrogateescape")
+        new_p = new_path.decode("utf-8", "surrogateescape")
+        changes.append(FileChange(
+            letter, None if letter == "A" else old_p, None if letter == "D" else new_p, None, None,
+            old_mode, new_mode,
+            old_blob=old_sha if letter != "A" and old_sha != _NULL_SHA else None,
+            new_blob=new_sha if letter != "D" and new_sha != _NULL_SHA else None))
+    hunks = _git_hunks(root, base, head)
+    for c in changes:
+        c.git_hunks = hunks.get(c.new_path or c.old_path or "")
+    if not head:
+        others = run_git(root, "ls-files", "-z", "--others", "--exclude-standard")
+        for p in others.split(b"\0"):
+            if p and not p.endswith(b"/"):
+                changes.append(FileChange("A", None, p.decode("utf-8", "surrogateescape"), None, None,
+                                          "000000", "100644"))
+    _load_contents(root, changes, head)
+    return changes
+
+
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _git_hunks(root: Path, base: str, head: str | None) -> dict[str, list[tuple]]:
+    """Per path, git's hunks of the change as difflib-style opcodes (tag, i1, i2, j1, j2).
+
+    Used instead of our own line diff so that "the lines that changed" are the
+    ones `git diff` shows; the same rename detection as `changed_files`.
+    """
+    args = ["-c", "core.quotepath=off", "diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
+            "--src-prefix=a/", "--dst-prefix=b/", base] + ([head] if head else []) + ["--"]
+    out = run_git(root, *args)
+    result: dict[str, list[tuple]] = {}
+    old = new = None
+    ops: list[tuple] | None = None
+    in_header = False
+    for line in out.split(b"\n"):
+        if line.startswith(b"diff --git "):
+            old = new = ops = None
+            in_header = True
+        elif in_header and line.startswith(b"--- "):
+            old = _patch_path(line[4:], b"a/")
+        elif in_header and line.startswith(b"+++ "):
+            new = _patch_path(line[4:], b"b/")
+            ops = result.setdefault(new or old or "", [])
+        elif line.startswith(b"@@ ") and ops is not None:
+            in_header = False
+            m = _HUNK.match(line)
+            if not m:
+                continue
+            a, b = int(m.group(1)), int(m.group(2) if m.group(2) is not None else 1)
+            c, d = int(m.group(3)), int(m.group(4) if m.group(4) is not None else 1)
+            i1 = a - 1 if b else a
+            j1 = c - 1 if d else c
+            tag = "replace" if b and d else ("delete" if b else "insert")
+            ops.append((tag, i1, i1 + b, j1, j1 + d))
+    return result
+
+
+def _patch_path(raw: bytes, prefix: bytes) -> str | None:
+    raw = raw.rstrip(b"\t")
+    if raw == b"/dev/null":
+        return None
+    if raw.startswith(b'"') and raw.endswith(b'"'):
+        raw = _unquote_c(raw[1:-1])
+    if raw.startswith(prefix):
+        raw = raw[len(prefix):]
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _unquote_c(raw: bytes) -> bytes:
+    """Undo git's C-style path quoting (\\t, \\n, \\\", \\\\, octal bytes)."""
+    simple = {b"t": b"\t", b"n": b"\n", b'"': b'"', b"\\": b"\\", b"a": b"\a", b"b": b"\b", b"f": b"\f",
+              b"r": b"\r", b"v": b"\v"}
+    out = bytearray()
+    i = 0
+    while i < len(raw):
+        ch = raw[i:i + 1]
+        if ch == b"\\" and i + 1 < len(raw):
+            nxt = raw[i + 1:i + 2]
+            if nxt in simple:
+                out += simple[nxt]
+                i += 2
+                continue
+            if raw[i + 1:i + 4].isdigit():
+                out.append(int(raw[i + 1:i + 4], 8))
+                i += 4
+                continue
+        out += ch
+        i += 1
+    return bytes(out)
+
+
+def _consistent(hunks: Sequence[tuple], old_len: int, new_len: int) -> bool:
+    """git's hunks fit the bytes we read: same unchanged stretches on both sides."""
+    pi = pj = 0
+    for _, i1, i2, j1, j2 in hunks:
+        if i1 < pi or j1 < pj or i1 - pi != j1 - pj or i2 > old_len or j2 > new_len:
+            return False
+        pi, pj = i2, j2
+    return old_len - pi == new_len - pj
+
+
+def _load_contents(root: Path, changes: list[FileChange], head: str | None) -> None:
+    """Fill old/new bytes: old from git objects; new from git objects (*head*) or the working tree."""
+    wanted = []
+    for c in changes:
+        if c.old_blob and c.old_mode != "160000":
+            wanted.append(c.old_blob)
+        if head and c.new_blob and c.new_mode != "160000":
+            wanted.append(c.new_blob)
+    blobs = cat_blobs(root, wanted)
+    for c in changes:
+        if c.old_mode == "160000" or c.new_mode == "160000":
+            c.note = f"submodule {c.path}: {(c.old_blob or 'none')[:12]} -> {(c.new_blob or 'working tree')[:12]}"
+            continue
+        c.old = blobs.get(c.old_blob) if c.old_blob else None
+        if c.status == "D":
+            c.new = None
+        elif head:
+            c.new = blobs.get(c.new_blob) if c.new_blob else None
+        else:
+            c.new = _read_worktree(root / c.new_path) if c.new_path else None
+            if c.new is None and c.new_path and c.old is not None:  # gone since git listed it
+                c.status, c.new_path = "D", None
+
+
+def _read_worktree(path: Path) -> bytes | None:
+    try:
+        if path.is_symlink():
+            return os.readlink(path).encode("utf-8", "surrogateescape")
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+# --------------------------------------------------------------------------- change analysis
+
+def _local_id(sym: SymbolSlice, path: str, lang: str) -> str:
+    return sym.id[len(path) + len(lang) + 2:]
+
+
+def analyze(graph: CallGraph, change: FileChange) -> None:
+    """Line diff of one file and, when a parser handles it, the symbol owning each changed line."""
+    if change.note is not None:
+        return
+    if (change.old is not None and looks_binary(change.old)) or (change.new is not None and looks_binary(change.new)):
+        verb = {"A": "added", "D": "deleted"}.get(change.status, "changed")
+        change.note = f"binary file {change.path} {verb}" + (
+            f" (renamed from {change.old_path})" if change.old_path and change.old_path != change.path else "")
+        return
+    change.old_lines = _decode_lines(change.old)
+    change.new_lines = _decode_lines(change.new)
+    if change.git_hunks and change.old != change.new and \
+            _consistent(change.git_hunks, len(change.old_lines), len(change.new_lines)):
+        change.opcodes = list(change.git_hunks)
+    else:  # untracked files, or bytes git normalises differently (eol filters)
+        junk = len(change.old_lines) + len(change.new_lines) > 20000
+        matcher = difflib.SequenceMatcher(None, change.old_lines, change.new_lines, autojunk=junk)
+        change.opcodes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if change.old == change.new or (not change.opcodes and change.old is not None and change.new is not None):
+        if change.old_path and change.new_path and change.old_path != change.new_path:
+            change.note = f"renamed {change.old_path} -> {change.new_path} (content unchanged)"
+        elif change.old_mode != change.new_mode and change.old_mode and change.new_mode:
+            change.note = f"mode of {change.path} changed {change.old_mode} -> {change.new_mode}"
+        return
+    if not change.opcodes:  # an empty file added or deleted
+        change.note = f"empty file {change.path} {'added' if change.new is not None else 'deleted'}"
+        return
+    if change.new is None:
+        return  # deleted: all of it goes to diffs
+    new_facts = graph.facts_for_path(change.new_path, change.new)
+    if not new_facts.parsed:
+        return
+    change.parsed = True
+    old_facts = graph.facts_for_bytes(change.old_path, change.old) if change.old is not None else None
+    lang = new_facts.language or ""
+    new_by_local = {_local_id(s, new_facts.path, lang): s for s in new_facts.symbols}
+    for _, i1, i2, j1, j2 in change.opcodes:
+        for n in range(j1 + 1, j2 + 1):
+            sym = new_facts.innermost(n)
+            if sym is not None:
+                change.new_owner[n] = sym.id
+        if old_facts is None or not old_facts.parsed:
+            continue
+        for o in range(i1 + 1, i2 + 1):
+            old_sym = old_facts.innermost(o)
+            if old_sym is None:
+                continue
+            survivor = new_by_local.get(_local_id(old_sym, old_facts.path, old_facts.language or ""))
+            if survivor is not None:
+                change.old_owner[o] = survivor.id
+
+
+# --------------------------------------------------------------------------- diffs
+
+def render_diff(change: FileChange, new_ok: Callable[[int], bool] = lambda n: False,
+                old_ok: Callable[[int], bool] = lambda o: False) -> str | None:
+    """Unified diff of the changed lines of *change* that are not otherwise visible, or None."""
+    if change.note is not None:
+        return change.note
+    units = []
+    ops = change.opcodes
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        bad_new = [n for n in range(j1 + 1, j2 + 1) if not new_ok(n)]
+        bad_old = [o for o in range(i1 + 1, i2 + 1) if not old_ok(o)]
+        if not bad_new and not bad_old:
+            continue
+        if tag == "insert":
+            units += [(i1, i1, a - 1, b, (i1, j1), (i2, j2)) for a, b in _runs(bad_new)]
+        elif tag == "delete":
+            units += [(a - 1, b, j1, j1, (i1, j1), (i2, j2)) for a, b in _runs(bad_old)]
+        else:
+            units.append((i1, i2, j1, j2, (i1, j1), (i2, j2)))
+    if not units:
+        return None
+    old, new = change.old_lines, change.new_lines
+    equal_before = {}
+    prev_i = prev_j = 0
+    for tag, i1, i2, j1, j2 in ops:
+        equal_before[(i1, j1)] = i1 - prev_i  # length of the equal run before this opcode
+        prev_i, prev_j = i2, j2
+    equal_after = {}
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        nxt = ops[k + 1][1] if k + 1 < len(ops) else len(old)
+        equal_after[(i2, j2)] = nxt - i2
+    out = [f"--- {'a/' + change.old_path if change.old_path and change.old is not None else '/dev/null'}",
+           f"+++ {'b/' + change.new_path if change.new_path and change.new is not None else '/dev/null'}"]
+    last_old = 0
+    for a1, a2, b1, b2, op_start, op_end in units:
+        lead = min(CONTEXT_LINES, equal_before.get(op_start, 0)) if (a1, b1) == op_start else 0
+        lead = max(0, min(lead, a1 - last_old))
+        trail = min(CONTEXT_LINES, equal_after.get(op_end, 0)) if (a2, b2) == op_end else 0
+        os_, ol = a1 - lead, lead + (a2 - a1) + trail
+        ns, nl = b1 - lead, lead + (b2 - b1) + trail
+        out.append(f"@@ -{_hunk_start(os_, ol)},{ol} +{_hunk_start(ns, nl)},{nl} @@")
+        out.extend(" " + line for line in old[a1 - lead:a1])
+        out.extend("-" + line for line in old[a1:a2])
+        out.extend("+" + line for line in new[b1:b2])
+        out.extend(" " + line for line in old[a2:a2 + trail])
+        last_old = a2 + trail
+    return "\n".join(out)
+
+
+def _hunk_start(start0: int, length: int) -> int:
+    return start0 + 1 if length else start0
+
+
+def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for n in numbers:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    return runs
+
+
+# --------------------------------------------------------------------------- packing
+
+def _signature_block(s: PackSlice) -> str:
+    sym = s.sym
+    tag = f" [{s.relevance}]"
+    if s.mode == "unchanged":
+        head = f"-- [UNCHANGED] {sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{tag}: " \
+               "code as given earlier in this session"
+    else:
+        cut = " (signature only: over the token budget)" if s.cut else ""
+        head = f"-- {sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{tag}{cut}"
+    sig = "\n".join("   " + line for line in (sym.signature or sym.name).split("\n"))
+    return f"{head}\n{sig}"
+
+
+def _code_block(s: PackSlice) -> str:
+    sym = s.sym
+    a, b = sym.lines
+    body = "\n".join(f"{n:>6}\t{s.lines[n - 1]}" for n in range(a, b + 1))
+    return f"-- {sym.path}:{a}-{b} {sym.kind} {sym.qualname} [{s.relevance}]\n{body}"
+
+
+def _diff_block(d: dict) -> str:
+    return f"-- diff {d['path']}\n{d['diff']}"
+
+
+def _cost(block: str) -> int:
+    return count_tokens(block + "\n")
+
+
+def allocate(slices: list[PackSlice], budget: int, given: dict[str, str], fixed_cost: int,
+             code_first: Iterable[PackSlice], code_later: Iterable[PackSlice],
+             fallback_cost: Callable[[PackSlice], int] | None = None) -> int:
+    """Decide each slice's mode under *budget*; returns the tokens spent on slices.
+
+    *code_first* slices are always kept (changed symbols, the entry). Each starts
+    in its cheapest form -- code, or what showing it otherwise costs
+    (*fallback_cost*: its signature plus its diff; default: its signature) --
+    and is upgraded to code, smallest extra cost first, while the budget allows.
+    Other slices then get signatures in order while they fit, and *code_later*
+    ones are upgraded to code with what is left.
+    """
+    remaining = budget - fixed_cost
+    for s in slices:
+        if given.get(s.sym.id) == s.sym.etag:
+            s.mode = "unchanged"
+    first = list(code_first)
+    upgrades = []
+    for s in first:
+        if s.mode == "unchanged":
+            remaining -= s.signature_cost()
+            continue
+        code = s.code_cost()
+        other = fallback_cost(s) if fallback_cost is not None else s.signature_cost()
+        if code <= other:
+            s.mode, remaining = "code", remaining - code
+        else:
+            s.mode, s.cut, remaining = "signature", True, remaining - other
+            upgrades.append((code - other, s))
+    for extra, s in sorted(upgrades, key=lambda x: x[0]):
+        if extra <= remaining:
+            s.mode, s.cut, s.upgraded, remaining = "code", False, True, remaining - extra
+    placed = {id(s) for s in first}
+    kept: list[PackSlice] = []
+    for s in slices:
+        if id(s) in placed:
+            kept.append(s)
+            continue
+        cost = s.signature_cost()
+        if cost <= remaining:
+            remaining -= cost
+            kept.append(s)
+    kept_ids = {id(s) for s in kept}
+    for s in code_later:
+        if id(s) not in kept_ids or s.mode != "signature" or not s.code_ok:
+            continue
+        extra = s.code_cost() - s.signature_cost()
+        if extra <= remaining:
+            s.mode, remaining = "code", remaining - extra
+        else:
+            s.cut = True
+    slices[:] = kept
+    return budget - fixed_cost - remaining
+
+
+def fit(work: list[PackSlice], budget: int, draw: Callable[[], str]) -> str:
+    """Draw the pack; while it is over *budget*, take code, then whole slices, from the
+    least relevant optional slice. Changed symbols and the entry are never touched."""
+    text = draw()
+    while count_tokens(text) > budget:
+        optional = [s for s in work if s.relevance not in ("contains_diff", "entry")]
+        if not optional:
+            upgraded = [s for s in work if s.upgraded and s.mode == "code"]
+            if not upgraded:
+                break
+            victim = max(upgraded, key=lambda s: (s.sym.lines[1] - s.sym.lines[0], s.sym.id))
+            victim.mode, victim.cut, victim.upgraded = "signature", True, False
+            text = draw()
+            continue
+        victim = max(optional, key=lambda s: (s.mode == "code", RELEVANCE_ORDER.get(s.relevance, 9), s.depth,
+                                              s.sym.path, s.sym.lines[0]))
+        if victim.mode == "code":
+            victim.mode, victim.cut = "signature", True
+        else:
+            work.remove(victim)
+        text = draw()
+    return text
+
+
+def render(slices: list[PackSlice], diffs: list[dict], footer: str) -> str:
+    """Stable first: signatures and stubs, then related code, then changing code and diffs."""
+    def key(s: PackSlice):
+        return (s.sym.path, s.sym.lines[0], s.sym.id)
+
+    sigs = sorted((s for s in slices if s.mode != "code"), key=key)
+    related = sorted((s for s in slices if s.mode == "code" and s.relevance not in ("contains_diff", "entry")), key=key)
+    changing = sorted((s for s in slices if s.mode == "code" and s.relevance in ("contains_diff", "entry")), key=key)
+    parts = []
+    if sigs:
+        parts.append("== signatures ==")
+        parts += [_signature_block(s) for s in sigs]
+    if related or changing:
+        parts.append("== code ==")
+        parts += [_code_block(s) for s in related + changing]
+    if diffs:
+        parts.append("== diffs ==")
+        parts += [_diff_block(d) for d in diffs]
+    parts.append(footer)
+    return "\n".join(parts)
+
+
+def _cache_stats(slices: Sequence[PackSlice]) -> dict:
+    hits = sum(1 for s in slices if s.mode == "unchanged")
+    misses = sum(1 for s in slices if s.mode == "code")
+    return {"hits": hits, "misses": misses, "hit_rate": round(hits / (hits + misses), 4) if hits + misses else 0.0}
+
+
+def _order(slices: list[PackSlice]) -> list[PackSlice]:
+    return sorted(slices, key=lambda s: (RELEVANCE_ORDER.get(s.relevance, 9), s.depth, s.sym.path, s.sym.lines[0]))
+
+
+def _with_session(ws, session_id: str | None, delta: bool, fn: Callable[[dict[str, str]], list[PackSlice]]):
+    """Run *fn(given)* inside the session lock and record the code it sent."""
+    if not delta:
+        return fn({})
+    with ws.store.session(session_id) as session:
+        given = session.given_symbols()
+        slices = fn(dict(given))
+        for s in slices:
+            if s.mode == "code":
+                session.give_symbol(s.sym.id, s.sym.etag)
+        return slices
+
+
+# --------------------------------------------------------------------------- related symbols
+
+def _symbol(graph: CallGraph, symbol_id: str) -> SymbolSlice | None:
+    path = symbol_id.split(":", 1)[0]
+    facts = graph.facts(path)
+    if facts is None or symbol_id not in facts.by_id:  # a path holding ':'
+        for p in graph.snap.paths():
+            if symbol_id.startswith(p + ":"):
+                facts = graph.facts(p)
+                break
+    return facts.by_id.get(symbol_id) if facts else None
+
+
+def _lines_of(graph: CallGraph, path: str) -> list[str]:
+    facts = graph.facts(path)
+    return _decode_lines(facts.data) if facts else []
+
+
+def constructors(graph: CallGraph, cls: SymbolSlice) -> list[SymbolSlice]:
+    """What a call of class *cls* runs: `__init__`, `constructor`, a Java/C# constructor."""
+    facts = graph.facts(cls.path)
+    if facts is None or cls.kind not in CLASS_LIKE:
+        return []
+    return [s for s in facts.symbols if s.parent == cls.id
+            and (s.kind == "constructor" or s.name in ("__init__", "constructor", "initialize"))]
+
+
+def _targets_of(graph: CallGraph, edges: list[Edge]) -> list[SymbolSlice]:
+    """The symbols resolved (or guessed) edges lead to, a class followed by its constructor."""
+    out: list[SymbolSlice] = []
+    for e in _followable(graph, edges):
+        for t in e.targets:
+            sym = _symbol(graph, t)
+            if sym is not None:
+                out.append(sym)
+                out.extend(constructors(graph, sym))
+    return out
+
+
+def _followable(graph: CallGraph, edges: list[Edge]) -> list[Edge]:
+    names = {e.name for e in edges if e.status == "unresolved" and e.via == "unknown-receiver"}
+    if names:
+        graph.definitions_named(names)
+    out = []
+    for e in edges:
+        e = graph.guess(e)
+        if e.status in ("resolved", "guessed"):
+            out.append(e)
+    return out
+
+
+def related_symbols(graph: CallGraph, changed: Sequence[SymbolSlice]) -> list[tuple[SymbolSlice, str]]:
+    """One hop of callers and callees of *changed*, and the tests that reach or name them."""
+    changed_ids = {s.id for s in changed}
+    found: dict[str, tuple[SymbolSlice, str]] = {}
+
+    def add(sym: SymbolSlice | None, relevance: str) -> None:
+        if sym is None or sym.id in changed_ids:
+            return
+        if is_test_path(sym.path):
+            relevance = "test"
+        old = found.get(sym.id)
+        if old is None or RELEVANCE_ORDER[relevance] < RELEVANCE_ORDER[old[1]]:
+            found[sym.id] = (sym, relevance)
+
+    for e in graph.callers(changed):
+        if e.caller:
+            add(_symbol(graph, e.caller), "caller")
+    callee_edges = []
+    for s in changed:
+        callee_edges += graph.callees(s)
+    for t in _targets_of(graph, callee_edges):
+        add(t, "callee")
+    names = {s.name for s in changed if len(s.name) >= 4 and s.kind in ("function", "method", "class", "struct")}
+    for path in graph.grep(names) if names else ():
+        if not is_test_path(path):
+            continue
+        facts = graph.facts(path)
+        for t in facts.symbols if facts else ():
+            low = t.name.lower()
+            if low.startswith("test") and any(n.lower() in low for n in names):
+                add(t, "test")
+    return list(found.values())[:MAX_RELATED]
+
+
+# --------------------------------------------------------------------------- diff-context
+
+def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
+                 delta: bool = True, budget: int = DEFAULT_BUDGET) -> dict:
+    """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*."""
+    check_budget(budget)
+    root = _git_root(ws)
+    base_sha = _rev(root, base, "base")
+    head_sha = _rev(root, head, "head") if head else None
+    sid = _session_id(session_id, root) if delta else None
+    changes = changed_files(root, base_sha, head_sha)
+    snapshot: Snapshot = GitTreeSnapshot(root, head_sha) if head_sha else WorkTreeSnapshot(root)
+    graph = _graph(ws, root, snapshot)
+    try:
+        for c in changes:
+            if c.new_path and c.new is not None:
+                snapshot.seed(c.new_path, c.new)
+            analyze(graph, c)
+        changes = [c for c in changes if c.note is not None or c.opcodes]
+        label = f"{base}..{head}" if head else base
+        if not changes:
+            text = f"no changes against {label}" if not head else f"no changes between {base} and {head}"
+            return {"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text), "slices": [],
+                    "unchanged": [], "diffs": [], "cache_stats": _cache_stats([]), "text": text}
+        changed_ids: dict[str, SymbolSlice] = {}
+        for c in changes:
+            if c.parsed:
+                facts = graph.facts_for_path(c.new_path, c.new)
+                for sid_ in list(c.new_owner.values()) + list(c.old_owner.values()):
+                    changed_ids[sid_] = facts.by_id[sid_]
+        changed = sorted(changed_ids.values(), key=lambda s: (s.path, s.lines[0]))
+        related = related_symbols(graph, changed) if changed else []
+        lines_cache: dict[str, list[str]] = {c.new_path: c.new_lines for c in changes if c.new_path}
+
+        def lines(path: str) -> list[str]:
+            if path not in lines_cache:
+                lines_cache[path] = _lines_of(graph, path)
+            return lines_cache[path]
+
+        slices = [PackSlice(s, "contains_diff", lines(s.path)) for s in changed]
+        slices += [PackSlice(s, rel, lines(s.path), depth=1, code_ok=s.kind not in CLASS_LIKE)
+                   for s, rel in related]
+        slices = _order(slices)
+        pack_diffs: list[dict] = []
+
+        change_at = {c.new_path: c for c in changes if c.parsed}
+        everything = set(changed_ids)
+
+        base_diff_cost: dict[str, int] = {}
+
+        def fallback_cost(s: PackSlice) -> int:
+            """Tokens to show a changed symbol as signature + diff instead of code."""
+            c = change_at[s.sym.path]
+            others = everything - {s.sym.id}
+            without = render_diff(c, lambda n: c.new_owner.get(n) in others, lambda o: c.old_owner.get(o) in others)
+            if c.path not in base_diff_cost:
+                with_ = render_diff(c, lambda n: c.new_owner.get(n) in everything,
+                                    lambda o: c.old_owner.get(o) in everything)
+                base_diff_cost[c.path] = count_tokens(with_ or "")
+            s.cut = True  # priced as it would be drawn
+            cost = s.signature_cost() + count_tokens(without or "") - base_diff_cost[c.path]
+            s.cut = False
+            return cost
+
+        def decide(given: dict[str, str]) -> list[PackSlice]:
+            work = list(slices)
+            mandatory = _diffs(changes, everything)  # what no slice can show
+            fixed = sum(_cost(_diff_block(d)) for d in mandatory) + FRAME_TOKENS
+            allocate(work, budget, given, fixed, [s for s in work if s.relevance == "contains_diff"],
+                     [s for s in work if s.relevance != "contains_diff"], fallback_cost)
+            def draw() -> str:
+                visible = {s.sym.id for s in work if s.relevance == "contains_diff" and s.mode in ("code", "unchanged")}
+                pack_diffs[:] = _diffs(changes, visible)
+                return render(work, pack_diffs, footer(work))
+
+            texts[:] = [fit(work, budget, draw)]
+            return work
+
+        def footer(work: list[PackSlice]) -> str:
+            counts: dict[str, int] = {}
+            for s in work:
+                counts[s.relevance] = counts.get(s.relevance, 0) + 1
+            summary = ", ".join(f"{n} {rel}" for rel, n in sorted(counts.items(), key=lambda kv: RELEVANCE_ORDER[kv[0]]))
+            stubs = sum(1 for s in work if s.mode == "unchanged")
+            return (f"== diff-context against {label}: {len(changes)} changed files; {summary or 'no symbols'}; "
+                    f"{len(pack_diffs)} diffs; {stubs} [UNCHANGED]; budget {budget} ==")
+
+        texts: list[str] = []
+        final = _with_session(ws, sid, delta, decide)
+        text = texts[0]
+        unchanged = [s.sym.id for s in final if s.mode == "unchanged"]
+        return {"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text),
+                "slices": [s.to_json() for s in final], "unchanged": unchanged, "diffs": pack_diffs,
+                "cache_stats": _cache_stats(final), "text": text}
+    finally:
+        if graph.cache:
+            graph.cache.close()
+
+
+def _diffs(changes: Sequence[FileChange], visible: set[str]) -> list[dict]:
+    out = []
+    for c in changes:
+        if c.parsed:
+            diff = render_diff(c, lambda n, c=c: c.new_owner.get(n) in visible,
+                               lambda o, c=c: c.old_owner.get(o) in visible)
+        else:
+            diff = render_diff(c)
+        if diff is not None:
+            out.append({"path": c.path, "diff": diff})
+    return out
+
+
+# --------------------------------------------------------------------------- context
+
+def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
+    """ENTRY as a symbol: an id, `file.py:func`, or a (fuzzy) qualname anywhere."""
+    from .index import walk
+    from .lookup import resolve
+
+    root = graph.snap.root if hasattr(graph.snap, "root") else ws.root
+    if ":" in entry:
+        path_part, _, rest = entry.partition(":")
+        rel = _relative(root, path_part)
+        if rel is not None and graph.snap.exists(rel):
+            facts = graph.facts(rel)
+            if facts is None or not facts.parsed:
+                raise SymbolpackError(f"no symbols in {rel} (no parser handles it)")
+            lang, _, local = rest.partition(":")
+            if lang == facts.language and local:
+                rest = local
+            if not rest:
+                _whole_file_error(rel)
+            return _overload_impl(rest, facts.symbols) or resolve(rest, list(facts.symbols), where=rel)
+    files = ws.index.files(walk(root, root).files)
+    symbols = [s for f in files for s in f.symbols]
+    if not symbols:
+        raise SymbolpackError(f"no symbols found under {root}")
+    return _overload_impl(entry, symbols) or resolve(entry, symbols)
+
+
+def _overload_impl(name: str, symbols: Sequence[SymbolSlice]) -> SymbolSlice | None:
+    """When *name* names only the overloads of one function (`f`, `f#2`, ... in one file),
+    the implementation: the one with the largest span."""
+    hits = [s for s in symbols if s.qualname.split("#")[0] == name]
+    if len(hits) > 1 and len({(s.path, s.qualname.split("#")[0]) for s in hits}) == 1:
+        return max(hits, key=lambda s: (s.lines[1] - s.lines[0], s.lines[0]))
+    return None
+
+
+def _whole_file_error(rel: str):
+    raise SymbolpackError(f"name a symbol after the file: {rel}:NAME")
+
+
+def _relative(root: Path, path_part: str) -> str | None:
+    p = Path(path_part)
+    if not p.is_absolute():
+        cwd_rel = (Path.cwd() / p).resolve()
+        try:
+            return cwd_rel.relative_to(root).as_posix() if cwd_rel.exists() else p.as_posix()
+        except ValueError:
+            return p.as_posix()
+    try:
+        return p.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
+                 session_id: str | None = None, delta: bool = True) -> dict:
+    """The entry symbol with code, its callees (and callers) breadth-first to *depth*, under *budget*."""
+    check_budget(budget)
+    if depth < 0:
+        raise SymbolpackError(f"--depth must be 0 or more (got {depth})")
+    root = ws.root
+    sid = _session_id(session_id, root) if delta else None
+    graph = _graph(ws, root, WorkTreeSnapshot(root))
+    try:
+        start = resolve_entry(ws, graph, entry)
+        found: dict[str, tuple[SymbolSlice, str, int]] = {start.id: (start, "entry", 0)}
+        unresolved: list[dict] = []
+        down, up = [start], ([start] if callers else [])  # callees of callees, callers of callers
+        for d in range(1, depth + 1):
+            edges: list[Edge] = []
+            for sym in down:
+                own = graph.callees(sym, include_nested=sym.kind in CLASS_LIKE)
+                if d == 1:
+                    unresolved += [{"caller": e.caller, "line": e.line, "name": e.name, "receiver": e.receiver,
+                                    "status": e.status, "candidates": list(e.targets)}
+                                   for e in (graph.guess(x) for x in own) if e.status in ("unresolved", "ambiguous")]
+                edges += own
+            callee_syms = _targets_of(graph, edges)
+            caller_syms = [_symbol(graph, e.caller) for e in graph.callers(up) if e.caller] if up else []
+            down, up = [], []
+            for syms, rel, bucket in ((callee_syms, "callee", down), (caller_syms, "caller", up)):
+                for sym in syms:
+                    if sym is None or sym.id in found or len(found) > MAX_RELATED:
+                        continue
+                    found[sym.id] = (sym, rel, d)
+                    if sym.kind not in CLASS_LIKE:  # a called class: its constructor was added
+                        bucket.append(sym)
+            if not down and not up:
+                break
+        slices = [PackSlice(s, rel, _lines_of(graph, s.path), depth=dd,
+                            code_ok=rel == "entry" or s.kind not in CLASS_LIKE) for s, rel, dd in found.values()]
+        slices = sorted(slices, key=lambda s: (s.depth, RELEVANCE_ORDER[s.relevance], s.sym.path, s.sym.lines[0]))
+
+        shown_unresolved = sorted({f"{(u['receiver'] + '.') if u['receiver'] else ''}{u['name']}" for u in unresolved})
+        extra = f"; unresolved calls: {', '.join(shown_unresolved[:20])}" if shown_unresolved else ""
+
+        def footer(work: list[PackSlice]) -> str:
+            stubs = sum(1 for s in work if s.mode == "unchanged")
+            return (f"== context of {start.id}: depth {depth}, {len(work)} symbols, {stubs} [UNCHANGED]; "
+                    f"budget {budget}{extra} ==")
+
+        texts: list[str] = []
+
+        def decide(given: dict[str, str]) -> list[PackSlice]:
+            work = list(slices)
+            allocate(work, budget, given, FRAME_TOKENS + count_tokens(extra),
+                     [s for s in work if s.relevance == "entry"], [s for s in work if s.depth == 1])
+            texts[:] = [fit(work, budget, lambda: render(work, [], footer(work)))]
+            return work
+
+        final = _with_session(ws, sid, delta, decide)
+        text = texts[0]
+        unchanged = [s.sym.id for s in final if s.mode == "unchanged"]
+        return {"v": 1, "entry": start.id, "depth": depth, "session_id": sid, "budget_used": count_tokens(text),
+                "slices": [s.to_json() for s in final], "unchanged": unchanged, "unresolved": unresolved,
+                "cache_stats": _cache_stats(final), "text": text}
+    finally:
+        if graph.cache:
+            graph.cache.close()

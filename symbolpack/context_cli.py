@@ -1,0 +1,87 @@
+"""`tldrs context` and `tldrs diff-context`: argparse wiring for context packs.
+
+Kept apart from `cli.py` so the packer's options live next to each other and
+`cli.py` registers them with one call. Like the rest of the CLI, nothing heavy
+is imported until a command runs; errors are `SymbolpackError`s, which the
+main entry point prints as one line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+DEFAULT_BUDGET = 8000  # mirrors context.DEFAULT_BUDGET without importing it at start-up
+
+
+def _emit(result: dict, fmt: str) -> int:
+    if fmt == "json":
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        text = result["text"]
+        sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
+    return 0
+
+
+def _workspace():
+    from .operations import Workspace
+    from .workspace import project_root
+
+    return Workspace(project_root(Path.cwd()))
+
+
+def cmd_context(args) -> int:
+    from .context import context_pack
+
+    ws = _workspace()
+    try:
+        result = context_pack(ws, args.entry, depth=args.depth, budget=args.budget, callers=args.callers,
+                              session_id=args.session_id, delta=not args.no_delta)
+    finally:
+        ws.close()
+    return _emit(result, args.format)
+
+
+def cmd_diff_context(args) -> int:
+    from .context import diff_context
+
+    ws = _workspace()
+    try:
+        result = diff_context(ws, base=args.base, head=args.head, session_id=args.session_id,
+                              delta=not args.no_delta, budget=args.budget)
+    finally:
+        ws.close()
+    return _emit(result, args.format)
+
+
+def _common(p) -> None:
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="TOKENS",
+                   help=f"token budget for the pack (default {DEFAULT_BUDGET})")
+    p.add_argument("--session-id", default=None, metavar="S",
+                   help="session whose earlier context makes unchanged symbols [UNCHANGED] stubs")
+    p.add_argument("--no-delta", action="store_true", help="neither read nor update the session")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def add_context_parsers(subparsers) -> None:
+    """Register `context` and `diff-context` on an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "context", help="a symbol with its callees (and callers) under a token budget",
+        description="Pack ENTRY (a qualname, an id, or FILE:NAME) with code, and the symbols it calls "
+                    "breadth-first to --depth: the nearest with code, the rest as signatures.")
+    p.add_argument("entry", metavar="ENTRY")
+    p.add_argument("--depth", type=int, default=2, help="call-graph hops to follow (default 2)")
+    p.add_argument("--callers", action="store_true", help="follow callers as well as callees")
+    _common(p)
+    p.set_defaults(func=cmd_context)
+
+    p = subparsers.add_parser(
+        "diff-context", help="the symbols a change touches, with callers, callees and tests",
+        description="Pack the symbols the working tree (staged, unstaged and untracked files) changes "
+                    "against --base, or that --head changes against --base; everything else that "
+                    "changed comes as unified diffs.")
+    p.add_argument("--base", default="HEAD", metavar="REV", help="revision to compare against (default HEAD)")
+    p.add_argument("--head", default=None, metavar="REV", help="compare two commits: --base A --head B")
+    _common(p)
+    p.set_defaults(func=cmd_diff_context)

@@ -1,0 +1,434 @@
+"""Context packs and diff-context: selection, budget, session delta, bad input, and the
+invariant that every changed line is visible."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from symbolpack.context import context_pack, diff_context
+from symbolpack.context_cli import add_context_parsers
+from symbolpack.operations import Workspace
+from symbolpack.workspace import SymbolpackError
+
+from conftest import git
+
+SLICE_KEYS = {"id", "path", "kind", "signature", "lines", "code", "etag", "relevance"}
+TOP_KEYS = {"v", "base", "session_id", "budget_used", "slices", "unchanged", "diffs", "cache_stats", "text"}
+
+CART = textwrap.dedent('''
+    """Carts."""
+    from pricing import price_of
+
+
+    class Cart:
+        rate = 1
+
+        def __init__(self):
+            self.items = []
+
+        def add(self, item):
+            self.items.append(item)
+            return self.subtotal()
+
+        def subtotal(self):
+            return sum(price_of(i) for i in self.items)
+
+
+    def checkout(cart):
+        return cart.subtotal() * 2
+    ''').lstrip()
+PRICING = "def price_of(item):\n    return len(item)\n\n\ndef unused():\n    return 0\n"
+TESTS = "from cart import Cart\n\n\ndef test_subtotal():\n    assert Cart().subtotal() == 0\n"
+
+
+@pytest.fixture
+def shop(make_repo):
+    return make_repo({"cart.py": CART, "pricing.py": PRICING, "tests/test_cart.py": TESTS,
+                      "README.md": "# shop\n", ".gitignore": "*.log\n"})
+
+
+def edit(root: Path, rel: str, old: str, new: str) -> None:
+    p = root / rel
+    text = p.read_text()
+    assert old in text, old
+    p.write_text(text.replace(old, new, 1))
+
+
+def by_id(result: dict) -> dict[str, dict]:
+    return {s["id"]: s for s in result["slices"]}
+
+
+def added_lines(root: Path, base: str, head: str | None = None) -> dict[str, set[int]]:
+    """New-side line numbers git calls added, per path (untracked files: every line)."""
+    args = ["diff", "-U0", "--no-color", "--no-ext-diff", "-M", base] + ([head] if head else []) + ["--"]
+    out = git(root, *args)
+    result: dict[str, set[int]] = {}
+    path = None
+    for line in out.splitlines():
+        if line.startswith("+++ "):
+            path = None if line[4:] == "/dev/null" else line[6:]
+        m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+        if m and path:
+            start, count = int(m.group(1)), int(m.group(2) or 1)
+            result.setdefault(path, set()).update(range(start, start + count))
+    if not head:
+        for rel in git(root, "ls-files", "--others", "--exclude-standard").splitlines():
+            n = len((root / rel).read_text().splitlines())
+            result.setdefault(rel, set()).update(range(1, n + 1))
+    return result
+
+
+def assert_every_change_visible(result: dict, root: Path, base: str = "HEAD", head: str | None = None,
+                                given: dict[str, str] | None = None) -> None:
+    shown: dict[str, list[tuple[int, int]]] = {}
+    for s in result["slices"]:
+        if s["code"] is not None or s["id"] in result["unchanged"]:
+            shown.setdefault(s["path"], []).append(tuple(s["lines"]))
+        if s["id"] in result["unchanged"]:
+            assert given is None or given.get(s["id"]) == s["etag"]
+    in_diffs: dict[str, set[int]] = {}
+    for d in result["diffs"]:
+        n = None
+        for line in d["diff"].splitlines():
+            m = re.match(r"@@ -\S+ \+(\d+)(?:,\d+)? @@", line)
+            if m:
+                n = int(m.group(1))
+                continue
+            if n is None or line.startswith(("--- ", "+++ ")):
+                continue
+            if line.startswith("+"):
+                in_diffs.setdefault(d["path"], set()).add(n)
+                n += 1
+            elif line.startswith(" "):
+                n += 1
+    for path, lines in added_lines(root, base, head).items():
+        for n in lines:
+            ok = any(a <= n <= b for a, b in shown.get(path, ())) or n in in_diffs.get(path, set())
+            assert ok, f"{path}:{n} changed but not visible"
+
+
+def check_shape(result: dict) -> None:
+    assert set(result) == TOP_KEYS
+    assert result["v"] == 1
+    for s in result["slices"]:
+        assert set(s) == SLICE_KEYS
+        assert s["relevance"] in ("contains_diff", "caller", "callee", "test")
+    assert set(result["cache_stats"]) == {"hits", "misses", "hit_rate"}
+    for d in result["diffs"]:
+        assert set(d) == {"path", "diff"}
+
+
+def file_lines(root: Path, s: dict) -> str:
+    lines = (root / s["path"]).read_text().split("\n")
+    return "\n".join(lines[s["lines"][0] - 1:s["lines"][1]])
+
+
+# --------------------------------------------------------------------------- diff-context
+
+def test_changed_method_with_callers_callees_tests_and_unparsed_diff(shop):
+    edit(shop, "cart.py", "return sum(price_of(i) for i in self.items)",
+         "return sum(price_of(i) for i in self.items) + 0")
+    edit(shop, "README.md", "# shop", "# shop\n\nNow with carts.")
+    result = diff_context(Workspace(shop), session_id="s")
+    check_shape(result)
+    s = by_id(result)
+    assert s["cart.py:python:Cart.subtotal"]["relevance"] == "contains_diff"
+    assert "cart.py:python:Cart" not in s  # the innermost symbol, not its class
+    assert s["cart.py:python:Cart.add"]["relevance"] == "caller"  # self.subtotal()
+    assert s["cart.py:python:checkout"]["relevance"] == "caller"  # cart.subtotal(): the only `subtotal`
+    assert s["pricing.py:python:price_of"]["relevance"] == "callee"
+    assert s["tests/test_cart.py:python:test_subtotal"]["relevance"] == "test"
+    assert "pricing.py:python:unused" not in s
+    for sl in result["slices"]:
+        if sl["code"] is not None:
+            assert sl["code"] == file_lines(shop, sl)
+    assert [d["path"] for d in result["diffs"]] == ["README.md"]
+    assert "+Now with carts." in result["diffs"][0]["diff"]
+    assert [x["relevance"] for x in result["slices"]][0] == "contains_diff"  # relevance orders the pack
+    text = result["text"]
+    # stable signatures first, changing bodies last
+    assert text.index("def price_of") < text.index("def subtotal(self):\n") if "== signatures ==" in text else True
+    assert text.rindex("[contains_diff]") > text.index("[caller]")
+    assert_every_change_visible(result, shop)
+
+
+def test_line_outside_any_symbol_goes_to_diffs_and_class_level_line_maps_to_class(shop):
+    edit(shop, "cart.py", "from pricing import price_of", "from pricing import price_of  # prices")
+    edit(shop, "cart.py", "    rate = 1", "    rate = 2")
+    result = diff_context(Workspace(shop), delta=False)
+    s = by_id(result)
+    assert s["cart.py:python:Cart"]["relevance"] == "contains_diff"  # innermost span holding `rate`
+    assert [d["path"] for d in result["diffs"]] == ["cart.py"]
+    assert "+from pricing import price_of  # prices" in result["diffs"][0]["diff"]
+    assert "rate = 2" not in result["diffs"][0]["diff"].replace(" rate = 1", "")  # shown in the slice
+    assert_every_change_visible(result, shop)
+
+
+def test_staged_unstaged_and_untracked_changes_but_not_ignored_files(shop):
+    edit(shop, "pricing.py", "return len(item)", "return len(item) + 1")
+    git(shop, "add", "pricing.py")
+    edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
+    (shop / "extra.py").write_text("def extra():\n    return 1\n")
+    (shop / "debug.log").write_text("ignored\n")
+    result = diff_context(Workspace(shop), delta=False)
+    changed = {x["id"] for x in result["slices"] if x["relevance"] == "contains_diff"}
+    assert changed == {"pricing.py:python:price_of", "cart.py:python:checkout", "extra.py:python:extra"}
+    assert all(d["path"] != "debug.log" for d in result["diffs"])
+    assert_every_change_visible(result, shop)
+
+
+def test_session_delta_unchanged_then_changed_again(shop):
+    ws = Workspace(shop)
+    edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
+    first = diff_context(ws, session_id="s1")
+    assert first["unchanged"] == [] and first["cache_stats"]["hits"] == 0
+    second = diff_context(ws, session_id="s1")
+    assert "cart.py:python:checkout" in second["unchanged"]
+    stub = by_id(second)["cart.py:python:checkout"]
+    assert stub["code"] is None and stub["relevance"] == "contains_diff"
+    assert "[UNCHANGED]" in second["text"]
+    assert second["cache_stats"]["hits"] >= 1 and second["cache_stats"]["hit_rate"] > 0
+    assert second["budget_used"] < first["budget_used"]
+    with ws.store.session("s1", write=False) as session:
+        given = session.given_symbols()
+    assert_every_change_visible(second, shop, given=given)
+    edit(shop, "cart.py", "return cart.subtotal() * 3", "return cart.subtotal() * 4")
+    third = diff_context(ws, session_id="s1")
+    assert "cart.py:python:checkout" not in third["unchanged"]
+    assert "* 4" in by_id(third)["cart.py:python:checkout"]["code"]
+    other = diff_context(ws, session_id="s2")  # another session knows nothing
+    assert other["unchanged"] == []
+
+
+def test_signature_only_is_not_unchanged_and_budget_cut_is_not_recorded(shop):
+    ws = Workspace(shop)
+    edit(shop, "pricing.py", "return len(item)", "return len(item) + 1")
+    for budget in range(40, 400, 5):  # the smallest budget that holds the caller's signature only
+        probe = diff_context(ws, delta=False, budget=budget)
+        if any(x["relevance"] == "caller" for x in probe["slices"]):
+            break
+    small = diff_context(ws, session_id="s", budget=budget)
+    cut = [x for x in small["slices"] if x["relevance"] != "contains_diff"]
+    assert cut and all(x["code"] is None for x in cut)
+    assert small["unchanged"] == []
+    assert "over the token budget" in small["text"]
+    big = diff_context(ws, session_id="s", budget=8000)
+    callers = [x for x in big["slices"] if x["relevance"] == "caller"]
+    assert callers and all(x["code"] is not None for x in callers)  # sent now, not "unchanged"
+    assert all(x["id"] not in big["unchanged"] for x in callers)
+
+
+def test_budget_cut_changed_symbol_falls_back_to_a_diff(make_repo):
+    body = "".join(f"    x{i} = {i}\n" for i in range(80))
+    root = make_repo({"big.py": f"def big():\n{body}    return x0\n"})
+    edit(root, "big.py", "    x40 = 40", "    x40 = 41")
+    result = diff_context(Workspace(root), delta=False, budget=50)
+    sub = by_id(result)["big.py:python:big"]
+    assert sub["code"] is None and "big.py:python:big" not in result["unchanged"]
+    assert "over the token budget" in result["text"]
+    diff = result["diffs"][0]["diff"]
+    assert result["diffs"][0]["path"] == "big.py" and "-    x40 = 40\n+    x40 = 41" in diff
+    assert_every_change_visible(result, root)
+    roomy = diff_context(Workspace(root), delta=False, budget=5000)
+    assert by_id(roomy)["big.py:python:big"]["code"] is not None and roomy["diffs"] == []
+
+
+def test_no_delta_neither_reads_nor_writes_the_session(shop):
+    ws = Workspace(shop)
+    edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
+    result = diff_context(ws, session_id="nd", delta=False)
+    assert result["session_id"] is None
+    assert not (ws.store.sessions_dir / "nd.json").exists()
+    diff_context(ws, session_id="nd")
+    again = diff_context(ws, session_id="nd", delta=False)
+    assert again["unchanged"] == [] and again["cache_stats"]["hits"] == 0
+
+
+def test_empty_diff_says_no_changes(shop):
+    result = diff_context(Workspace(shop), delta=False)
+    assert result["slices"] == [] and result["diffs"] == []
+    assert result["text"] == "no changes against HEAD"
+
+
+def test_budget_zero_or_negative_is_an_error(shop):
+    for budget in (0, -5):
+        with pytest.raises(SymbolpackError, match="--budget must be a positive"):
+            diff_context(Workspace(shop), budget=budget)
+        with pytest.raises(SymbolpackError, match="--budget must be a positive"):
+            context_pack(Workspace(shop), "checkout", budget=budget)
+
+
+def test_not_a_git_repository(tmp_path):
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    with pytest.raises(SymbolpackError, match="not a git repository"):
+        diff_context(Workspace(tmp_path))
+
+
+def test_unknown_base(shop):
+    with pytest.raises(SymbolpackError, match="unknown base revision 'nope'"):
+        diff_context(Workspace(shop), base="nope")
+    with pytest.raises(SymbolpackError, match="unknown head revision"):
+        diff_context(Workspace(shop), base="HEAD", head="nope")
+
+
+def test_repository_without_commits(make_repo):
+    root = make_repo({"a.py": "x = 1\n"}, commit=False)
+    with pytest.raises(SymbolpackError, match="no commits yet"):
+        diff_context(Workspace(root))
+
+
+def test_detached_head_works(shop):
+    git(shop, "checkout", "-q", "--detach", "HEAD")
+    edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
+    result = diff_context(Workspace(shop))  # session from the ladder: detached HEAD
+    assert result["session_id"].startswith("git-")
+    assert "cart.py:python:checkout" in by_id(result)
+
+
+def test_binary_files_in_the_diff(shop):
+    (shop / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0binary")
+    git(shop, "add", "logo.png")
+    git(shop, "commit", "-q", "-m", "logo")
+    (shop / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0changed")
+    (shop / "new.bin").write_bytes(b"\0\1\2")
+    result = diff_context(Workspace(shop), delta=False)
+    diffs = {d["path"]: d["diff"] for d in result["diffs"]}
+    assert diffs["logo.png"] == "binary file logo.png changed"
+    assert diffs["new.bin"] == "binary file new.bin added"
+
+
+def test_deleted_file_and_deleted_symbol_show_as_removals(shop):
+    (shop / "pricing.py").unlink()
+    edit(shop, "cart.py", "\n\ndef checkout(cart):\n    return cart.subtotal() * 2\n", "\n")
+    result = diff_context(Workspace(shop), delta=False)
+    diffs = {d["path"]: d["diff"] for d in result["diffs"]}
+    assert diffs["pricing.py"].startswith("--- a/pricing.py\n+++ /dev/null\n@@ -1,6 +0,0 @@")
+    assert "-def price_of(item):" in diffs["pricing.py"]
+    assert "-def checkout(cart):" in diffs["cart.py"] and "-    return cart.subtotal() * 2" in diffs["cart.py"]
+    assert not any(s["id"].endswith(":checkout") for s in result["slices"])
+
+
+def test_removed_lines_inside_a_surviving_symbol_are_shown_by_its_code(shop):
+    edit(shop, "cart.py", "        self.items.append(item)\n", "")
+    result = diff_context(Workspace(shop), delta=False)
+    assert by_id(result)["cart.py:python:Cart.add"]["relevance"] == "contains_diff"
+    assert result["diffs"] == []
+
+
+def test_rename_with_and_without_edits(shop):
+    git(shop, "mv", "pricing.py", "prices.py")
+    result = diff_context(Workspace(shop), delta=False)
+    assert result["diffs"] == [{"path": "prices.py", "diff": "renamed pricing.py -> prices.py (content unchanged)"}]
+    edit(shop, "prices.py", "return len(item)", "return len(item) * 2")
+    result = diff_context(Workspace(shop), delta=False)
+    assert by_id(result)["prices.py:python:price_of"]["relevance"] == "contains_diff"
+    assert_every_change_visible(result, shop)
+
+
+def test_two_commits_read_from_git_objects(shop):
+    a = git(shop, "rev-parse", "HEAD").strip()
+    edit(shop, "pricing.py", "return len(item)", "return len(item) + 7")
+    git(shop, "commit", "-qam", "seven")
+    b = git(shop, "rev-parse", "HEAD").strip()
+    edit(shop, "pricing.py", "return len(item) + 7", "return 'working tree only'")
+    result = diff_context(Workspace(shop), base=a, head=b, delta=False)
+    s = by_id(result)["pricing.py:python:price_of"]
+    assert s["code"] == "def price_of(item):\n    return len(item) + 7"
+    assert result["base"] == a
+    assert_every_change_visible(result, shop, base=a, head=b)
+    assert diff_context(Workspace(shop), base=b, head=b, delta=False)["text"] == f"no changes between {b} and {b}"
+
+
+def test_other_languages_map_changes_to_symbols(make_repo):
+    root = make_repo({
+        "main.go": "package main\n\nfunc helper() int {\n\treturn 1\n}\n\nfunc main() {\n\thelper()\n}\n",
+        "lib.rs": "pub fn twice(x: u32) -> u32 {\n    x * 2\n}\n\npub fn run() -> u32 {\n    twice(2)\n}\n",
+        "notes.txt": "one\n",
+    })
+    edit(root, "main.go", "return 1", "return 2")
+    edit(root, "lib.rs", "x * 2", "x + x")
+    edit(root, "notes.txt", "one", "two")
+    result = diff_context(Workspace(root), delta=False)
+    s = by_id(result)
+    assert s["main.go:go:helper"]["relevance"] == "contains_diff"
+    assert s["main.go:go:main"]["relevance"] == "caller"
+    assert s["lib.rs:rust:twice"]["relevance"] == "contains_diff"
+    assert s["lib.rs:rust:run"]["relevance"] == "caller"
+    assert [d["path"] for d in result["diffs"]] == ["notes.txt"]
+    assert_every_change_visible(result, root)
+
+
+# --------------------------------------------------------------------------- context
+
+def test_context_pack_entry_callees_depth_and_budget(shop):
+    ws = Workspace(shop)
+    result = context_pack(ws, "Cart.add", delta=False)
+    s = by_id(result)
+    assert result["entry"] == "cart.py:python:Cart.add"
+    assert s["cart.py:python:Cart.add"]["code"] == file_lines(shop, s["cart.py:python:Cart.add"])
+    assert s["cart.py:python:Cart.subtotal"]["relevance"] == "callee"  # depth 1: code
+    assert s["cart.py:python:Cart.subtotal"]["code"] is not None
+    assert s["pricing.py:python:price_of"]["code"] is None  # depth 2: signature
+    assert any(u["name"] == "append" for u in result["unresolved"])
+    shallow = context_pack(ws, "Cart.add", depth=1, delta=False)
+    assert "pricing.py:python:price_of" not in by_id(shallow)
+    tiny = context_pack(ws, "Cart.add", budget=30, delta=False)
+    assert by_id(tiny)["cart.py:python:Cart.add"]["code"] is not None or tiny["slices"][0]["code"] is None
+
+
+def test_context_entry_forms_callers_and_did_you_mean(shop):
+    ws = Workspace(shop)
+    assert context_pack(ws, "cart.py:checkout", delta=False)["entry"] == "cart.py:python:checkout"
+    assert context_pack(ws, "cart.py:python:checkout", delta=False)["entry"] == "cart.py:python:checkout"
+    assert context_pack(ws, "chekout", delta=False)["entry"] == "cart.py:python:checkout"  # fuzzy
+    with_callers = context_pack(ws, "price_of", callers=True, delta=False)
+    rel = {x["id"]: x["relevance"] for x in with_callers["slices"]}
+    assert rel["cart.py:python:Cart.subtotal"] == "caller"
+    assert rel["cart.py:python:Cart.add"] == "caller"  # depth 2: a caller of a caller
+    with pytest.raises(SymbolpackError, match="did you mean"):
+        context_pack(ws, "Cart.zzz_nothing", delta=False)
+
+
+def test_context_delta_against_the_session(shop):
+    ws = Workspace(shop)
+    first = context_pack(ws, "checkout", session_id="c")
+    assert first["unchanged"] == []
+    second = context_pack(ws, "checkout", session_id="c")
+    assert "cart.py:python:checkout" in second["unchanged"]
+    assert second["cache_stats"]["hits"] >= 1
+    # diff-context shares the session: checkout's code was given already
+    edit(shop, "pricing.py", "return len(item)", "return len(item) + 1")
+    pack = diff_context(ws, session_id="c")
+    assert "cart.py:python:Cart.subtotal" in pack["unchanged"] or by_id(pack)["cart.py:python:Cart.subtotal"]["code"]
+
+
+# --------------------------------------------------------------------------- CLI
+
+def run_cli(argv: list[str], capsys) -> tuple[int, str]:
+    parser = argparse.ArgumentParser(prog="tldrs")
+    sub = parser.add_subparsers(dest="command")
+    add_context_parsers(sub)
+    args = parser.parse_args(argv)
+    code = args.func(args)
+    return code, capsys.readouterr().out
+
+
+def test_cli_commands(shop, capsys, monkeypatch):
+    monkeypatch.chdir(shop)
+    edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
+    code, out = run_cli(["diff-context", "--format", "json", "--no-delta"], capsys)
+    data = json.loads(out)
+    check_shape(data)
+    assert code == 0 and "cart.py:python:checkout" in by_id(data)
+    code, out = run_cli(["diff-context", "--session-id", "cli", "--budget", "500"], capsys)
+    assert code == 0 and "[contains_diff]" in out
+    code, out = run_cli(["context", "checkout", "--depth", "1", "--no-delta"], capsys)
+    assert code == 0 and "checkout" in out
+    with pytest.raises(SymbolpackError):
+        run_cli(["diff-context", "--budget", "-1"], capsys)
