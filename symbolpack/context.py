@@ -600,9 +600,12 @@ def _with_session(ws, session_id: str | None, delta: bool, fn: Callable[[dict[st
     with ws.store.session(session_id) as session:
         given = session.given_symbols()
         slices = fn(dict(given))
+        from .operations import record_given_lines
+
         for s in slices:
             if s.mode == "code":
                 session.give_symbol(s.sym.id, s.sym.etag)
+                record_given_lines(ws.store, session, s.sym.path, s.lines, s.sym.lines[0], s.sym.lines[1])
         return slices
 
 

@@ -159,6 +159,21 @@ def read_file(
     return ReadResult(response)
 
 
+def record_given_lines(store, session, rel: str, lines, start: int, end: int) -> None:
+    """Remember that this session was shown lines start..end of *rel* (as they are in
+    *lines*) by another channel, a context pack: a later range read or drill-in of
+    those lines can then answer `[UNCHANGED]` instead of sending them again. The
+    view is a range view like any other, so the read rules judge it the same way."""
+    from .sources import is_sensitive
+
+    if is_sensitive(rel) or not (1 <= start <= end <= len(lines)):
+        return
+    data = ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    sha = store.put_object(data)
+    view = ViewState(sha, session.next_seq(), len(lines), ((start, end),), (start, end))
+    session.set_view(rel, range_key((start, end)), view.to_json())
+
+
 def _scope_key(lines, offset, limit, symbol) -> str:
     if symbol is not None:
         scope = symbol.lines if symbol.lines != (1, len(lines)) else None

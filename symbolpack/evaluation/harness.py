@@ -580,6 +580,8 @@ class PackJudge:
         if self.delta:
             for sid, path, got in received:
                 self.given[sid] = (path, got)
+                if self.read_oracle is not None:  # reads may rely on what packs showed
+                    self.read_oracle.learn(path, by_id[sid][1], got)
         return problems
 
     def _holds(self, sid: str, where: tuple[str, int, int] | None, file_lines) -> bool:

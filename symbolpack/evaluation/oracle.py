@@ -112,6 +112,13 @@ class ReadOracle:
         self._full.pop(path, None)
         self._seen.pop(path, None)
 
+    def learn(self, path: str, start: int, lines: list[str]) -> None:
+        """The agent was shown these lines (from line *start*) by another channel, a
+        context pack: a later range read may rightly call them `unchanged`."""
+        seen = self._seen.setdefault(path, {})
+        for i, text in enumerate(lines):
+            seen[start + i] = text
+
     def check(self, path: str, current_text: str) -> list[str]:
         """One message per believed line that `current_text` contradicts (or lacks)."""
         view = self._views.get(path)

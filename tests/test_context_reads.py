@@ -1,0 +1,37 @@
+"""Reads know what context packs gave: a drill-in into code a pack already sent is
+`[UNCHANGED]`, and stops being so the moment that code changes."""
+
+from __future__ import annotations
+
+from symbolpack.context import context_pack
+from symbolpack.evaluation.oracle import ReadOracle
+from symbolpack.operations import Workspace, read_file
+
+SRC = (
+    "def authenticate(user, password):\n"
+    + "".join(f"    step_{i} = check(user, {i})\n" for i in range(15))
+    + "    return validate(user)\n\n\n"
+    "def validate(user):\n    return bool(user)\n"
+)
+
+
+def test_drill_in_after_a_pack_is_unchanged_until_the_code_changes(make_repo):
+    root = make_repo({"auth.py": SRC})
+    ws = Workspace(root)
+    pack = context_pack(ws, "authenticate", session_id="s")
+    assert any(s["id"] == "auth.py:python:authenticate" and s["code"] for s in pack["slices"])
+    oracle = ReadOracle()
+    for s in pack["slices"]:
+        if s["code"]:
+            oracle.learn(s["path"], s["lines"][0], s["code"].split("\n"))
+    again = read_file(ws, root / "auth.py", "s", symbol="authenticate").response
+    assert again["mode"] == "unchanged"
+    assert oracle.apply(again) == [] and oracle.check("auth.py", (root / "auth.py").read_text()) == []
+    (root / "auth.py").write_text(SRC.replace("step_3 = check(user, 3)", "step_3 = check(user, 33)"))
+    changed = read_file(ws, root / "auth.py", "s", symbol="authenticate").response
+    assert changed["mode"] == "range" and "check(user, 33)" in changed["text"]
+    assert oracle.apply(changed) == [] and oracle.check("auth.py", (root / "auth.py").read_text()) == []
+    # --no-delta packs neither read nor write the session: nothing is remembered from them
+    context_pack(ws, "validate", session_id="other", delta=False)
+    fresh = read_file(ws, root / "auth.py", "other", symbol="validate").response
+    assert fresh["mode"] == "range"
