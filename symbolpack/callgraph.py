@@ -674,49 +674,11 @@ def _java_imports(root) -> tuple[list[ImportBinding], str | None]:
 
 # --------------------------------------------------------------------------- cache
 
-class GraphCache:
-    """diskcache-backed store for facts and edges; any fault means "no cache"."""
+def graph_cache(directory: Path):
+    """The call-graph cache: facts and edges by content hash; a fault means a rebuild."""
+    from .index import DiskCache
 
-    def __init__(self, directory: Path):
-        self.directory = directory
-        self._cache = None
-        self._broken = False
-
-    def _open(self):
-        if self._cache is None and not self._broken:
-            try:
-                import diskcache
-
-                self._cache = diskcache.Cache(str(self.directory), size_limit=2**29)
-            except Exception:
-                self._broken = True
-        return self._cache
-
-    def get(self, key: str):
-        cache = self._open()
-        if cache is None:
-            return None
-        try:
-            return cache.get(key)
-        except Exception:
-            return None
-
-    def set(self, key: str, value) -> None:
-        cache = self._open()
-        if cache is None:
-            return
-        try:
-            cache.set(key, value)
-        except Exception:
-            pass
-
-    def close(self) -> None:
-        if self._cache is not None:
-            try:
-                self._cache.close()
-            except Exception:
-                pass
-            self._cache = None
+    return DiskCache(directory, size_limit=2**29, label="call-graph cache")
 
 
 # --------------------------------------------------------------------------- the graph
@@ -732,7 +694,7 @@ class GraphStats:
 class CallGraph:
     """Call edges of one snapshot, computed per file on demand and cached."""
 
-    def __init__(self, index, snapshot: Snapshot, cache: GraphCache | None = None):
+    def __init__(self, index, snapshot: Snapshot, cache=None):
         self.index = index
         self.snap = snapshot
         self.cache = cache

@@ -35,7 +35,7 @@ from .callgraph import (
     CallGraph,
     Edge,
     GitTreeSnapshot,
-    GraphCache,
+    graph_cache,
     Snapshot,
     WorkTreeSnapshot,
     cat_blobs,
@@ -149,7 +149,7 @@ def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
     from .index import Index
 
     index = ws.index if ws.index.root == root.resolve() else Index(root)
-    return CallGraph(index, snapshot, GraphCache(state_dir(root) / "graph"))
+    return CallGraph(index, snapshot, graph_cache(state_dir(root) / "graph"))
 
 
 # --------------------------------------------------------------------------- git

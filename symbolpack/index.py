@@ -174,11 +174,15 @@ def _parse_job(job: tuple[str, bytes]) -> tuple:
     return _pack(*parse_bytes(data, lang))
 
 
-class ParseCache:
-    """diskcache-backed map (query version, content hash) -> parse result."""
+class DiskCache:
+    """A diskcache.Cache that never breaks a command: a fault warns once, deletes the
+    cache and rebuilds it (or runs without one). The parse cache and the call-graph
+    cache are both this."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, size_limit: int = 2**30, label: str = "parse cache"):
         self.directory = directory
+        self.size_limit = size_limit
+        self.label = label
         self._cache = None
         self._broken = False
 
@@ -187,7 +191,7 @@ class ParseCache:
             import diskcache
 
             try:
-                self._cache = diskcache.Cache(str(self.directory), size_limit=2**30)
+                self._cache = diskcache.Cache(str(self.directory), size_limit=self.size_limit)
             except Exception as exc:
                 self._repair(exc)
         return self._cache
@@ -195,7 +199,7 @@ class ParseCache:
     def _repair(self, exc: BaseException) -> None:
         import shutil
 
-        print(f"symbolpack: warning: parse cache at {self.directory} is unreadable ({exc}); rebuilding it",
+        print(f"symbolpack: warning: {self.label} at {self.directory} is unreadable ({exc}); rebuilding it",
               file=sys.stderr)
         if self._cache is not None:
             try:
@@ -207,9 +211,15 @@ class ParseCache:
         try:
             import diskcache
 
-            self._cache = diskcache.Cache(str(self.directory), size_limit=2**30)
+            self._cache = diskcache.Cache(str(self.directory), size_limit=self.size_limit)
         except Exception:
             self._broken = True  # run without a cache rather than fail
+
+    def get(self, key: str):
+        return self.get_many([key]).get(key)
+
+    def set(self, key: str, value) -> None:
+        self.set_many({key: value})
 
     def get_many(self, keys: Sequence[str]) -> dict[str, tuple]:
         cache = self._open()
@@ -272,7 +282,7 @@ class Index:
     def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None):
         self.root = root.resolve()
         self.jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-        self.cache = ParseCache(state_dir(self.root) / "cache") if use_cache else None
+        self.cache = DiskCache(state_dir(self.root) / "cache") if use_cache else None
 
     def close(self) -> None:
         if self.cache is not None:

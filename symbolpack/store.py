@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterator
 
-from .workspace import ensure_private_dir, state_dir
+from .workspace import atomic_write, ensure_private_dir, state_dir
 
 # Big sessions (thousands of entries) parse and serialise several times faster with
 # orjson, but importing it costs ~30 ms (it loads dataclasses, uuid, inspect): more
@@ -345,19 +345,7 @@ class Store:
 
     @staticmethod
     def _write_bytes(path: Path, payload: bytes) -> None:
-        # (not tempfile: it imports `random`, and this runs in every hook process)
-        tmp = path.parent / f".tmp-{os.getpid()}-{time.monotonic_ns()}{path.suffix}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(payload)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        atomic_write(path, payload, 0o600)
 
 
 def _validate(data: dict) -> None:

@@ -65,6 +65,29 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
+def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write *data* to *path* so a reader sees the old bytes or the new, never half:
+    a temp file beside it, fsync, rename. (Not `tempfile`: it imports `random`, and
+    this runs in every hook process.)"""
+    import time
+
+    tmp = path.parent / f".tmp-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)  # O_CREAT's mode is filtered by the umask
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def display_path(path: Path, root: Path) -> str:
     """Repo-relative POSIX path for files under *root*, else the absolute path."""
     try:

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.callgraph import CallGraph, GitTreeSnapshot, GraphCache, WorkTreeSnapshot
+from symbolpack.callgraph import CallGraph, GitTreeSnapshot, graph_cache, WorkTreeSnapshot
 from symbolpack.index import Index
 
 from conftest import git
 
 
 def graph(root: Path, cache: bool = True) -> CallGraph:
-    return CallGraph(Index(root), WorkTreeSnapshot(root), GraphCache(root / ".symbolpack" / "graph") if cache else None)
+    return CallGraph(Index(root), WorkTreeSnapshot(root), graph_cache(root / ".symbolpack" / "graph") if cache else None)
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -36,7 +36,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..workspace import SymbolpackError, project_root
+from ..workspace import SymbolpackError, atomic_write, project_root
 
 SERVER_NAME = "symbolpack"
 BACKUP_SUFFIX = ".symbolpack.bak"
@@ -365,26 +365,13 @@ def _read_text(path: Path) -> str | None:
 
 
 def _write_atomic(path: Path, data: bytes, like: Path | None = None) -> None:
+    """Atomically, keeping the permissions of the file it replaces (or of *like*)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         mode = (like or path).stat().st_mode & 0o777
     except OSError:
         mode = 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(path, data, mode)
 
 
 def _diff(path: Path, old: str | None, new: str | None) -> str:
