@@ -178,7 +178,7 @@ def decide(
     else:
         scope = resolve_scope(total, request.offset, request.limit)
     if scope is None:
-        outcome = _full_scope(request, current, views.get(FULL), load_baseline, seq, policy, degraded)
+        outcome = _full_scope(request, current, views, load_baseline, seq, policy, degraded)
     else:
         outcome = _range_scope(request, current, scope, views, load_baseline, seq, degraded)
     if outcome.response["tokens"] > outcome.response["full_tokens"]:
@@ -220,11 +220,17 @@ def _plain(request, current, scope, seq, key) -> ReadOutcome:
     return ReadOutcome(response, key, view)
 
 
-def _full_scope(request, current, prior, load_baseline, seq, policy, degraded) -> ReadOutcome:
+def _full_scope(request, current, views, load_baseline, seq, policy, degraded) -> ReadOutcome:
+    prior = views.get(FULL)
     lines = current.lines
     total = len(lines)
     if prior is not None and not (request.force_full or degraded) and prior.sha256 == current.sha256 \
             and prior.total_lines == total:
+        fresher = {k: v for k, v in views.items() if v.seq > prior.seq}
+        if fresher and not _freshest_agree(fresher, current, load_baseline, 1, total, cover=False):
+            # a later range read showed other bytes (the file has since been reverted):
+            # the agent's freshest lines are wrong now, so "unchanged" would mislead it
+            return _plain(request, current, None, seq, FULL)
         if prior.full_tokens is not None:
             current._full_tokens = prior.full_tokens  # same bytes, same count: skip recounting
         text = f"[UNCHANGED] {request.path}: {total} lines, identical to what you last read; use that."
@@ -277,27 +283,46 @@ def _first_read(request, current, plain, seq, policy) -> ReadOutcome:
     return ReadOutcome(response, FULL, view)
 
 
+def _freshest_agree(views, current, load_baseline, start: int, end: int, cover: bool) -> bool | None:
+    """Does the agent's freshest knowledge of every line start..end match the file now?
+
+    Per line, the freshest view (highest seq) that knows it decides what the agent
+    believes: an older view that happens to match does not help when a newer one
+    showed other text (a file edited, range-read, then reverted). Returns True when
+    every known line agrees, False when one does not (or its baseline is gone), and
+    None when *cover* is asked and some line is known to no view.
+    """
+    owner: dict[int, ViewState] = {}
+    for view in sorted(views.values(), key=lambda v: -v.seq):
+        for a, b in view.known:
+            for n in range(max(a, start), min(b, end) + 1):
+                owner.setdefault(n, view)
+    if cover and len(owner) < end - start + 1:
+        return None
+    by_view: dict[ViewState, list[int]] = {}
+    for n, view in owner.items():
+        if view.sha256 != current.sha256:
+            by_view.setdefault(view, []).append(n)
+    for view, numbers in by_view.items():
+        baseline = load_baseline(view.sha256)
+        if baseline is None:
+            return False
+        old = baseline.lines
+        if any(n > len(old) or n > len(current.lines) or old[n - 1] != current.lines[n - 1] for n in numbers):
+            return False
+    return True
+
+
 def _range_scope(request, current, scope, views, load_baseline, seq, degraded) -> ReadOutcome:
     key = range_key(scope)
     plain = _plain(request, current, scope, seq, key)
     if request.force_full or degraded:
         return plain
     start, end = scope
-    freshest = None
-    for view in views.values():
-        if view.covers(start, end) and (freshest is None or view.seq > freshest.seq):
-            freshest = view
-    if freshest is None:
+    if _freshest_agree(views, current, load_baseline, start, end, cover=True) is not True:
         return plain
-    if freshest.sha256 != current.sha256:
-        baseline = load_baseline(freshest.sha256)
-        if baseline is None or len(baseline.lines) < end:
-            return plain
-        if list(baseline.lines[start - 1:end]) != list(current.lines[start - 1:end]):
-            return plain
-        note = "; the file changed outside this range since"
-    else:
-        note = ""
+    changed_elsewhere = any(v.sha256 != current.sha256 for v in views.values())
+    note = "; the file changed outside this range since" if changed_elsewhere else ""
     text = f"[UNCHANGED] {request.path} lines {start}-{end}: identical to what you last read of them{note}."
     response = _response(request, current, "unchanged", text, scope, None, plain.response["full_tokens"])
     view = ViewState(current.sha256, seq, len(current.lines), ((start, end),), scope)

@@ -187,3 +187,37 @@ def test_resolve_scope(offset, limit, total, expected):
 def test_bad_ranges_are_errors(offset, limit):
     with pytest.raises(ReadError):
         resolve_scope(10, offset, limit)
+
+
+def _run(cur, views, request, seq, *versions):
+    out = decide(request, cur, views, baseline_loader(*versions), seq)
+    if out.view is not None:
+        views[out.view_key] = out.view
+    return out.response
+
+
+def test_a_revert_after_a_range_read_is_not_unchanged():
+    """Edited, range-read, then reverted: the agent's freshest copy of those lines is
+    the edited one, so neither the whole file nor the wider range is 'unchanged'."""
+    from symbolpack.evaluation.oracle import ReadOracle
+
+    v1 = current(py_lines(), parsed=False)
+    edited = py_lines()
+    edited[5] = "    edited = True"
+    v2 = current(edited, parsed=False)
+    for steps, must_not_be_unchanged in (
+        ([(v1, ReadRequest("m.py")),  # full at v1
+          (v2, ReadRequest("m.py", offset=4, limit=5)),  # range 4-8 at v2 (shows the edit)
+          (v1, ReadRequest("m.py"))], 2),  # reverted: the full re-read
+        ([(v1, ReadRequest("m.py", offset=1, limit=20)),  # range 1-20 at v1
+          (v2, ReadRequest("m.py", offset=4, limit=5)),  # range 4-8 at v2
+          (v1, ReadRequest("m.py", offset=1, limit=20))], 2),  # reverted: the wide range
+    ):
+        oracle, views = ReadOracle(), {}
+        modes = []
+        for seq, (cur, request) in enumerate(steps, 1):
+            response = _run(cur, views, request, seq, v1, v2)
+            assert oracle.apply(response) == []
+            assert oracle.check("m.py", "\n".join(cur.lines) + "\n") == [], (seq, response["mode"])
+            modes.append(response["mode"])
+        assert modes[must_not_be_unchanged] != "unchanged", modes

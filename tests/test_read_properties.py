@@ -40,6 +40,7 @@ edit = st.one_of(
     st.tuples(st.just("delete"), st.floats(0, 1), st.integers(1, 6)),
     st.tuples(st.just("add_function"), st.floats(0, 1), st.integers(1, 25)),
     st.tuples(st.just("truncate"), st.floats(0.05, 0.9), st.just(0)),
+    st.tuples(st.just("revert"), st.floats(0, 1), st.just(0)),  # back to an earlier version
 )
 read = st.one_of(
     st.tuples(st.just("full"), st.just(0.0), st.just(0)),
@@ -79,9 +80,15 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
             ws = Workspace(root)
             oracle = ReadOracle()
             policy = ReadPolicy(elide_min_lines=min_lines, small_file_tokens=50)
+            history = [lines]
             for op, where, arg in steps_:
+                if op == "revert":
+                    lines = history[int(where * (len(history) - 1))]
+                    path.write_text("\n".join(lines) + ("\n" if lines else ""))
+                    continue
                 if op in ("replace", "insert", "delete", "add_function", "truncate"):
                     lines = apply_edit(lines, op, where, arg)
+                    history.append(lines)
                     path.write_text("\n".join(lines) + ("\n" if lines else ""))
                     continue
                 if op == "refresh":
@@ -112,13 +119,13 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
             os.environ.pop("SYMBOLPACK_DIR", None)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=steps, seed=st.integers(0, 50), min_lines=st.sampled_from([3, 6, 12]))
 def test_view_never_wrong_parsed(steps, seed, min_lines):
     run_session(steps, ".py", seed, min_lines)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=steps, seed=st.integers(0, 50))
 def test_view_never_wrong_unparsed(steps, seed):
     run_session(steps, ".txt", seed, 12)
