@@ -200,7 +200,8 @@ class ReadOracle:
 
         For a full-scope response (a delta) "previous view" is the last full view: the
         baseline deltas and diffs are computed against. For a range, it is the
-        freshest knowledge of that line: the current view, else the last full view.
+        freshest knowledge of that line: the text last shown for it (by a read or a
+        context pack), else the current view, else the last full view.
         Whatever is taken, `check` still compares it with the file.
         """
         current = self._views.get(path)
@@ -210,9 +211,9 @@ class ReadOracle:
             if based is None:
                 problems.append(f"{path}: refers to previous line {n}, which the agent never had")
             return based
-        mine = current.lines.get(n) if current else None
-        if mine is None and based is None:
-            based = self._seen.get(path, {}).get(n)
+        mine = self._seen.get(path, {}).get(n)  # the text last shown for line n, by any channel
+        if mine is None:
+            mine = current.lines.get(n) if current else None
         if mine is None and based is None:
             problems.append(f"{path}: refers to previous line {n}, which the agent never had")
             return None
