@@ -156,12 +156,13 @@ def _load_ignore(path: Path):
 
 # --------------------------------------------------------------------------- parse
 
-def parse_bytes(data: bytes, lang: str | None) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+def parse_bytes(data: bytes, lang: str | None,
+                references: bool = True) -> tuple[list[SymbolRecord], list[Reference], str | None]:
     """Symbols of *data*; a parse failure is reported, never raised."""
     if not lang or not has_query(lang):
         return [], [], None
     try:
-        records, refs = extract(data, lang)
+        records, refs = extract(data, lang, references)
         return records, refs, None
     except Exception as exc:  # a broken grammar or query must not break a read
         return [], [], f"{type(exc).__name__}: {exc}"

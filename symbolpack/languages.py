@@ -121,8 +121,11 @@ def has_query(lang: str | None) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def parser_and_query(lang: str):
-    """(Parser, Query) for *lang*; raises LookupError when it cannot be parsed."""
+def parser_and_query(lang: str, references: bool = True):
+    """(Parser, Query) for *lang*; raises LookupError when it cannot be parsed.
+
+    Without *references* the `@reference.*` patterns are disabled: a read needs only
+    definitions, and references are most of the matches in a typical file."""
     source = query_source(lang)
     if source is None:
         raise LookupError(f"no symbol query for language {lang!r}")
@@ -130,4 +133,10 @@ def parser_and_query(lang: str):
     from tree_sitter_language_pack import get_language, get_parser
 
     language = get_language(lang)  # type: ignore[arg-type]
-    return get_parser(lang), Query(language, source)  # type: ignore[arg-type]
+    query = Query(language, source)  # type: ignore[arg-type]
+    if not references:
+        raw = source.encode("utf-8")
+        for i in range(query.pattern_count):
+            if b"@reference." in raw[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]:
+                query.disable_pattern(i)
+    return get_parser(lang), query  # type: ignore[arg-type]

@@ -76,7 +76,7 @@ class Workspace:
         lang = language_for_path(rel)
         if not has_query(lang):
             return None
-        records, _, error = parse_bytes(data, lang)
+        records, _, error = parse_bytes(data, lang, references=False)
         return None if error else bind(rel, lang, records)
 
 

@@ -141,7 +141,7 @@ class _Def:
     extra: dict
 
 
-def extract(data: bytes, lang: str) -> tuple[list[SymbolRecord], list[Reference]]:
+def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[SymbolRecord], list[Reference]]:
     """Parse *data* as *lang* and return its symbols (source order) and references.
 
     Raises LookupError when *lang* has no query, and whatever tree-sitter raises
@@ -151,7 +151,7 @@ def extract(data: bytes, lang: str) -> tuple[list[SymbolRecord], list[Reference]
 
     from .languages import parser_and_query
 
-    parser, query = parser_and_query(lang)
+    parser, query = parser_and_query(lang, references)
     tree = parser.parse(data)
     lines = split_lines(data)
     offsets = _line_offsets(lines)

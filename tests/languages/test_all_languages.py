@@ -1,0 +1,45 @@
+"""Properties every language query must have, checked on every fixture."""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from symbolpack.languages import supported_languages
+from symbolpack.symbols import extract
+
+FIXTURES = sorted(p.stem[len("test_"):] for p in Path(__file__).parent.glob("test_*.py")
+                  if p.stem != "test_all_languages")
+
+
+def test_every_supported_language_has_a_fixture_test():
+    assert set(supported_languages()) == set(FIXTURES)
+    assert len(FIXTURES) >= 25
+
+
+@pytest.mark.parametrize("lang", FIXTURES)
+def test_definitions_do_not_depend_on_reference_patterns(lang):
+    """Reads disable the @reference patterns; the symbols must come out the same."""
+    source = textwrap.dedent(importlib.import_module(f".test_{lang}", __package__).SOURCE).lstrip("\n").encode()
+    with_refs, refs = extract(source, lang, references=True)
+    without, none = extract(source, lang, references=False)
+    assert with_refs == without and none == []
+    assert refs, f"{lang}: the fixture should exercise at least one reference"
+
+
+@pytest.mark.parametrize("lang", FIXTURES)
+def test_spans_nest_and_bodies_lie_inside_their_symbols(lang):
+    source = textwrap.dedent(importlib.import_module(f".test_{lang}", __package__).SOURCE).lstrip("\n").encode()
+    records, _ = extract(source, lang)
+    by_id = {r.local_id: r for r in records}
+    total = source.count(b"\n") + 1
+    for r in records:
+        assert 1 <= r.lines[0] <= r.lines[1] <= total, r
+        if r.body:
+            assert r.lines[0] <= r.body[0] <= r.body[1] <= r.lines[1], r
+        if r.parent:
+            parent = by_id[r.parent]
+            assert parent.lines[0] <= r.lines[0] and r.lines[1] <= parent.lines[1], (r, parent)
