@@ -190,7 +190,8 @@ def decide(
 
 # --------------------------------------------------------------------------- responses
 
-def _response(request: ReadRequest, current: Current, mode: str, text: str, scope, segments, full_tokens: int) -> dict:
+def _response(request: ReadRequest, current: Current, mode: str, text: str, scope, segments, full_tokens: int,
+              tokens: int | None = None) -> dict:
     out = {
         "v": 1,
         "path": request.path,
@@ -199,7 +200,7 @@ def _response(request: ReadRequest, current: Current, mode: str, text: str, scop
         "total_lines": len(current.lines),
         "sha256": current.sha256,
         "text": text,
-        "tokens": count_tokens(text),
+        "tokens": count_tokens(text) if tokens is None else tokens,
         "full_tokens": full_tokens,
     }
     if segments is not None:
@@ -214,7 +215,7 @@ def _plain(request, current, scope, seq, key) -> ReadOutcome:
     segments = [Segment("shown", start, end)] if total else []
     mode = FULL if scope is None else "range"
     tokens = current.full_tokens() if scope is None else count_tokens(text)
-    response = _response(request, current, mode, text, scope, segments, tokens)
+    response = _response(request, current, mode, text, scope, segments, tokens, tokens)  # a plain read is its own yardstick
     view = ViewState(current.sha256, seq, total, ((start, end),) if total else (), scope,
                      full_tokens=current.full_tokens() if scope is None else None)
     return ReadOutcome(response, key, view)
