@@ -206,3 +206,15 @@ def test_default_session_id_comes_from_git(repo):
     assert (r1["mode"], r2["mode"]) == ("skeleton", "unchanged")
     sessions = [p.stem for p in (repo / ".symbolpack" / "sessions").glob("*.json")]
     assert len(sessions) == 1 and sessions[0].startswith("git-repo-main-")
+
+
+def test_files_over_a_megabyte_are_not_diffed(repo):
+    big = repo / "big.log"
+    lines = [f"entry {i} " + "x" * 40 for i in range(25_000)]  # ~1.2 MB
+    big.write_text("\n".join(lines) + "\n")
+    assert read_json(repo, "big.log")["mode"] == "full"
+    lines[10] = "changed"
+    big.write_text("\n".join(lines) + "\n")
+    again = read_json(repo, "big.log")
+    assert again["mode"] == "full" and again["tokens"] == again["full_tokens"]
+    assert read_json(repo, "big.log")["mode"] == "unchanged"  # the hash check still applies
