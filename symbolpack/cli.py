@@ -143,6 +143,59 @@ def cmd_read(args) -> int:
     return result.exit_code
 
 
+# `tldrs read`'s options, read by both the argparse parser and the start-up fast
+# path below: (flags, dest, type or choices, default, metavar, help).
+_READ_OPTIONS = (
+    (("--offset",), "offset", int, None, "N", "first line to read (1-based)"),
+    (("--limit",), "limit", int, None, "N", "number of lines to read"),
+    (("--symbol",), "symbol", str, None, "NAME", "read one symbol whole (drill-in)"),
+    (("--session-id",), "session_id", str, None, "S", "session (default: $SYMBOLPACK_SESSION_ID, then git)"),
+    (("--elide-min-lines",), "elide_min_lines", int, 12, "N",
+     "elide bodies of at least N lines in skeletons (default 12)"),
+    (("--format",), "format", ("text", "json"), "text", None, "text (default) or the protocol's JSON"),
+)
+_READ_FLAGS = ((("--full", "--no-compress"), "full", "plain full read: no skeleton, no delta"),)
+
+
+def _fast_read_args(argv: list[str]):
+    """`read` arguments without argparse (agents run one process per read; argparse
+    and what it imports cost as much as the read). Anything unusual -- --help, an
+    unknown option, a bad value, `--opt=value` -- returns None and argparse takes
+    over, so errors and help read exactly as they always do."""
+    from types import SimpleNamespace
+
+    values = {dest: default for _, dest, _, default, _, _ in _READ_OPTIONS}
+    values.update({dest: False for _, dest, _ in _READ_FLAGS})
+    options = {flag: (dest, kind) for flags, dest, kind, _, _, _ in _READ_OPTIONS for flag in flags}
+    switches = {flag: dest for flags, dest, _ in _READ_FLAGS for flag in flags}
+    path = None
+    it = iter(argv)
+    for token in it:
+        if token in switches:
+            values[switches[token]] = True
+        elif token in options:
+            dest, kind = options[token]
+            raw = next(it, None)
+            if raw is None:
+                return None
+            if isinstance(kind, tuple):
+                if raw not in kind:
+                    return None
+                values[dest] = raw
+            else:
+                try:
+                    values[dest] = kind(raw)
+                except ValueError:
+                    return None
+        elif token.startswith("-") or path is not None:
+            return None
+        else:
+            path = token
+    if path is None:
+        return None
+    return SimpleNamespace(command="read", func=cmd_read, debug=False, path=path, **values)
+
+
 def cmd_session(args) -> int:
     from . import operations
 
@@ -255,15 +308,13 @@ def build_parser(only: str | None = None):
         p = sub.add_parser("read", help="read a file the way an agent should: skeleton, delta or [UNCHANGED]",
                            description="Read PATH for this session: a skeleton first, then only what changed.")
         p.add_argument("path", metavar="PATH")
-        p.add_argument("--offset", type=int, default=None, help="first line to read (1-based)")
-        p.add_argument("--limit", type=int, default=None, help="number of lines to read")
-        p.add_argument("--symbol", default=None, metavar="NAME", help="read one symbol whole (drill-in)")
-        p.add_argument("--full", "--no-compress", dest="full", action="store_true",
-                       help="plain full read: no skeleton, no delta")
-        p.add_argument("--session-id", default=None, metavar="S")
-        p.add_argument("--elide-min-lines", type=int, default=12, metavar="N",
-                       help="elide bodies of at least N lines in skeletons (default 12)")
-        p.add_argument("--format", choices=("text", "json"), default="text")
+        for flags, dest, kind, default, metavar, help_text in _READ_OPTIONS:
+            if isinstance(kind, tuple):
+                p.add_argument(*flags, dest=dest, choices=kind, default=default, help=help_text)
+            else:
+                p.add_argument(*flags, dest=dest, type=kind, default=default, metavar=metavar, help=help_text)
+        for flags, dest, help_text in _READ_FLAGS:
+            p.add_argument(*flags, dest=dest, action="store_true", help=help_text)
         p.set_defaults(func=cmd_read)
 
     if wanted("session"):
@@ -309,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
         from .integrations.claude import run_as_process
 
         run_as_process(args_in[1:])
+    args = _fast_read_args(args_in[1:]) if args_in[:1] == ["read"] else None
+    if args is not None:
+        return _run(args)
     first = next((a for a in args_in if not a.startswith("-")), None)
     known = _BUILTIN_COMMANDS.union(*(names for _, names in _EXTENSIONS))
     parser = build_parser(only=first if first in known else None)
@@ -316,6 +370,12 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    return _run(args)
+
+
+def _run(args) -> int:
+    """Run a parsed command; every failure becomes one line on stderr (and the
+    protocol's error object with --format json)."""
     debug = args.debug or os.environ.get("SYMBOLPACK_DEBUG") == "1"
     try:
         return args.func(args)

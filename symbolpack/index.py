@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from typing import Iterable, Sequence
 
 from .languages import has_query, language_for_path, query_version
 from .symbols import Reference, SymbolRecord, SymbolSlice, extract
-from .workspace import SymbolpackError, display_path, find_repo_root, state_dir
+from .workspace import SymbolpackError, display_path, find_repo_root, sha256_hex, state_dir
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
 _POOL_MIN_FILES = 24
@@ -55,10 +54,6 @@ class FileSymbols:
 class WalkResult:
     files: list[Path]
     skipped: dict[str, int] = field(default_factory=dict)
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def looks_binary(data: bytes) -> bool:

@@ -18,7 +18,6 @@ Policy (documented in ARCHITECTURE.md):
 
 from __future__ import annotations
 
-import hashlib
 from collections import namedtuple
 TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
 if TYPE_CHECKING:
@@ -356,6 +355,8 @@ def _known_mask(total: int, known: Sequence[tuple[int, int]]) -> list[bool]:
 def _own_hashes(lines: Sequence[str], symbols: Sequence[SymbolSlice]) -> dict[str, str]:
     """Per symbol: a hash of its own lines, children's lines cut out (so a changed
     method does not make its whole class 'changed')."""
+    import hashlib  # deltas only: not on the unchanged path
+
     children: dict[str, list[SymbolSlice]] = {}
     for s in symbols:
         if s.parent:

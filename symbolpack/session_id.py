@@ -10,12 +10,11 @@ file names; derived ids are built from safe characters only.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
 
-from .workspace import SymbolpackError, find_repo_root
+from .workspace import SymbolpackError, find_repo_root, sha256_hex
 
 VALID_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
@@ -32,7 +31,7 @@ def _slug(text: str, limit: int = 40) -> str:
 
 
 def _short_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return sha256_hex(text.encode("utf-8", "surrogateescape"))[:10]
 
 
 def git_session_id(cwd: Path) -> str | None:

@@ -10,13 +10,12 @@ rest of the pipeline may show and store, or a reason it must be passed through.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import os
 import stat as stat_mod
 from collections import namedtuple
 from pathlib import Path
 
-from .workspace import SymbolpackError, display_path
+from .workspace import SymbolpackError, display_path, sha256_hex
 
 MAX_READ_BYTES = 50 * 1024 * 1024
 MAX_DIFF_BYTES = 1024 * 1024
@@ -102,4 +101,4 @@ def load_source(path: Path, root: Path) -> Source:
         data.decode("utf-8")
     except UnicodeDecodeError:
         return Source(real, rel, size=len(data), passthrough=f"not UTF-8 text ({len(data):,} bytes)")
-    return Source(real, rel, data=data, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    return Source(real, rel, data=data, sha256=sha256_hex(data), size=len(data))

@@ -22,7 +22,6 @@ or damaged one means "no baseline", never a wrong one.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 import time
@@ -31,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterator
 
-from .workspace import atomic_write, ensure_private_dir, state_dir
+from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir
 
 # Big sessions (thousands of entries) parse and serialise several times faster with
 # orjson, but importing it costs ~30 ms (it loads dataclasses, uuid, inspect): more
@@ -317,7 +316,7 @@ class Store:
         return self.objects_dir / sha[:2] / sha[2:]
 
     def put_object(self, data: bytes, sha: str | None = None) -> str:
-        sha = sha or hashlib.sha256(data).hexdigest()
+        sha = sha or sha256_hex(data)
         path = self._object_path(sha)
         if path.exists():
             try:
@@ -334,7 +333,7 @@ class Store:
             data = self._object_path(sha).read_bytes()
         except OSError:
             return None
-        if hashlib.sha256(data).hexdigest() != sha:
+        if sha256_hex(data) != sha:
             _warn(f"baseline {sha[:12]} is damaged; ignoring it")
             return None
         return data

@@ -13,6 +13,19 @@ from pathlib import Path
 
 STATE_DIR_NAME = ".symbolpack"
 
+try:  # the built-in sha256 loads in microseconds; hashlib's OpenSSL binding costs
+    from _sha2 import sha256 as _sha256  # ~3 ms per process (3.12+)
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256  # 3.10, 3.11
+    except ImportError:  # pragma: no cover - a build without the built-in modules
+        from hashlib import sha256 as _sha256
+
+
+def sha256_hex(data: bytes) -> str:
+    """Hex sha256 of *data*: the content hash every view, baseline and cache key uses."""
+    return _sha256(data).hexdigest()
+
 
 class SymbolpackError(Exception):
     """An error the user caused or can fix; the CLI prints it as one line."""

@@ -218,3 +218,17 @@ def test_files_over_a_megabyte_are_not_diffed(repo):
     again = read_json(repo, "big.log")
     assert again["mode"] == "full" and again["tokens"] == again["full_tokens"]
     assert read_json(repo, "big.log")["mode"] == "unchanged"  # the hash check still applies
+
+
+def test_fast_read_arguments_match_argparse():
+    """`tldrs read` parses its options without argparse on the hot path; both must agree."""
+    from symbolpack.cli import _fast_read_args, build_parser
+
+    for argv in (["a.py"], ["a.py", "--offset", "3", "--limit", "9"], ["--symbol", "X.y", "a.py", "--full"],
+                 ["a.py", "--session-id", "s", "--format", "json", "--elide-min-lines", "5", "--no-compress"]):
+        fast = vars(_fast_read_args(argv))
+        slow = vars(build_parser(only="read").parse_args(["read", *argv]))
+        assert fast == slow, argv
+    for odd in (["--help"], ["a.py", "--offset", "x"], ["a.py", "--format", "yaml"], ["a.py", "b.py"],
+                ["--offset=3", "a.py"], [], ["a.py", "--limit"]):
+        assert _fast_read_args(odd) is None, odd
