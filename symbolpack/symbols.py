@@ -265,10 +265,14 @@ def _content_end(node) -> int:
     some grammars (Scala's indented blocks) fold into a node are not part of it."""
     last = node
     while last.child_count:
-        kids = [c for c in last.children if not _is_comment(c) and c.end_byte > c.start_byte]
-        if not kids:
+        i = last.child_count - 1
+        child = last.child(i)
+        while child is not None and (_is_comment(child) or child.end_byte == child.start_byte):
+            i -= 1
+            child = last.child(i) if i >= 0 else None
+        if child is None:
             break
-        last = kids[-1]
+        last = child
     return max(_row_end(last), node.start_point[0] + 1)
 
 
