@@ -49,6 +49,7 @@ read = st.one_of(
     st.tuples(st.just("symbol"), st.floats(0, 1), st.just(0)),
     st.tuples(st.just("forced"), st.just(0.0), st.just(0)),
     st.tuples(st.just("refresh"), st.just(0.0), st.just(0)),
+    st.tuples(st.just("pack"), st.floats(0, 1), st.just(0)),  # a context pack gives code
 )
 steps = st.lists(st.one_of(edit, read, read), min_size=3, max_size=25)
 
@@ -93,6 +94,17 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
                     continue
                 if op == "refresh":
                     refresh(ws, path, "s")
+                    continue
+                if op == "pack":
+                    syms = ws.symbols_of(path.name, path.read_bytes())
+                    if not syms:
+                        continue
+                    from symbolpack.context import context_pack
+
+                    pack = context_pack(ws, syms[int(where * (len(syms) - 1))].id, session_id="s")
+                    for piece in pack["slices"]:
+                        if piece["code"] is not None:  # the agent now holds these lines
+                            oracle.learn(piece["path"], piece["lines"][0], piece["code"].split("\n"))
                     continue
                 kwargs = {}
                 if op == "range":
