@@ -1,6 +1,7 @@
-"""The view invariant, as a property: random edits and reads, every mode, and after
-every response the agent's view (rebuilt from responses alone by the oracle)
-holds no wrong line."""
+"""The view invariant, as a property: random edits (including reverts to earlier
+versions), reads in every mode (full, skeleton, range, symbol drill-in, forced,
+refreshed) and context packs; after every response the agent's view, rebuilt from
+the responses alone by the oracle, holds no wrong line."""
 
 from __future__ import annotations
 
