@@ -32,37 +32,41 @@ if TYPE_CHECKING:
 
 from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir
 
-# Big sessions (thousands of entries) parse and serialise several times faster with
-# orjson, but importing it costs ~30 ms (it loads dataclasses, uuid, inspect): more
-# than a small session costs with the stdlib. So the size of the document decides.
-_ORJSON_FROM_BYTES = 256 * 1024
-
-
-def _orjson():
-    try:
-        import orjson
-
-        return orjson
-    except ImportError:  # pragma: no cover - a declared dependency; stay usable without it
-        return None
-
-
 def _loads(raw: bytes):
-    fast = _orjson() if len(raw) >= _ORJSON_FROM_BYTES else None
-    if fast is not None:
-        return fast.loads(raw)
     import json
 
     return json.loads(raw)
 
 
 def _dumps(data: dict) -> bytes:
-    fast = _orjson() if len(data.get("files", ())) >= 1000 else None
-    if fast is not None:
-        return fast.dumps(data)
     import json
 
     return json.dumps(data, separators=(",", ":")).encode()
+
+
+# A view is stored as a compact list, not an object: a session with thousands of
+# entries is parsed and written on every read, and this halves that cost.
+#   [sha256, seq, total_lines, known (flat start,end,...), scope, elided, full_tokens]
+def _encode_view(view: dict) -> list:
+    return [view["sha256"], view["seq"], view["total_lines"], [n for run in view["known"] for n in run],
+            view.get("scope"), view.get("elided") or [], view.get("full_tokens")]
+
+
+def _decode_view(raw) -> dict:
+    if isinstance(raw, dict):
+        return raw
+    sha, seq, total, flat, scope, elided, full_tokens = raw
+    return {"sha256": sha, "seq": seq, "total_lines": total,
+            "known": [flat[i:i + 2] for i in range(0, len(flat), 2)], "scope": scope, "elided": elided,
+            "full_tokens": full_tokens}
+
+
+def _view_sha(raw) -> str:
+    return raw["sha256"] if isinstance(raw, dict) else raw[0]
+
+
+def _view_seq(raw) -> int:
+    return raw.get("seq", 0) if isinstance(raw, dict) else raw[1]
 
 
 SESSION_VERSION = 1
@@ -129,18 +133,19 @@ class Session:
         return entry
 
     def views(self, path: str) -> dict[str, dict]:
+        """This file's views, by scope key, in `ViewState.to_json()` form."""
         entry = self.file_entry(path)
-        return dict(entry["views"]) if entry else {}
+        return {key: _decode_view(raw) for key, raw in entry["views"].items()} if entry else {}
 
     def set_view(self, path: str, key: str, view: dict) -> None:
         entry = self.data["files"].setdefault(path, {"views": {}, "touched": self.now})
         views = entry["views"]
-        views[key] = view
+        views[key] = _encode_view(view)
         entry["touched"] = self.now
         if key in entry.get("refresh", ()):
             entry["refresh"].remove(key)
         if len(views) > MAX_VIEWS_PER_FILE:  # old range views go first; the full view stays
-            ranges = sorted((k for k in views if k != "full"), key=lambda k: views[k].get("seq", 0))
+            ranges = sorted((k for k in views if k != "full"), key=lambda k: _view_seq(views[k]))
             for k in ranges[: len(views) - MAX_VIEWS_PER_FILE]:
                 del views[k]
 
@@ -195,7 +200,7 @@ class Session:
                 del files[p]
 
     def referenced_objects(self) -> set[str]:
-        return {v["sha256"] for e in self.data["files"].values() for v in e["views"].values()}
+        return {_view_sha(v) for e in self.data["files"].values() for v in e["views"].values()}
 
 
 class Store:
@@ -354,7 +359,7 @@ def _validate(data: dict) -> None:
         raise TypeError("malformed session")
     for entry in data["files"].values():
         for view in entry["views"].values():
-            if not isinstance(view["sha256"], str) or not isinstance(view["known"], list):
+            if not isinstance(_view_sha(view), str):
                 raise TypeError("malformed view")
 
 
