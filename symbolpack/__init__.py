@@ -17,6 +17,13 @@ _EXPORTS = {
     "language_for_path": "languages",
     "supported_languages": "languages",
     "SymbolpackError": "workspace",
+    "Workspace": "operations",
+    "read_file": "operations",
+    "refresh": "operations",
+    "status": "operations",
+    "ReadPolicy": "read",
+    "context_pack": "context",
+    "diff_context": "context",
 }
 
 __all__ = ["__version__", *_EXPORTS]

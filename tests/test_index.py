@@ -109,3 +109,10 @@ def test_version_help_and_errors_are_clean(tmp_path):
     assert bad.returncode == 1 and bad.stderr.strip() == "tldrs: error: no such file: missing.py"
     usage = tldrs(tmp_path, "read")
     assert usage.returncode == 2 and len(usage.stderr.strip().splitlines()) == 1
+
+
+def test_public_api_names_resolve():
+    import symbolpack
+
+    for name in symbolpack.__all__:
+        assert getattr(symbolpack, name) is not None, name
