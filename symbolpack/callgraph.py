@@ -373,12 +373,11 @@ class GitTreeSnapshot(Snapshot):
 def _reference_query(lang: str):
     """The language's query with only its `@reference.*` patterns enabled."""
     from tree_sitter import Query
-    from tree_sitter_language_pack import get_language
 
-    from .languages import query_source
+    from .languages import query_source, tree_sitter_language
 
     source = (query_source(lang) or "").encode()
-    query = Query(get_language(lang), source.decode())  # type: ignore[arg-type]
+    query = Query(tree_sitter_language(lang), source.decode())
     for i in range(query.pattern_count):
         if b"@reference." not in source[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]:
             query.disable_pattern(i)

@@ -121,6 +121,50 @@ def has_query(lang: str | None) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
+def tree_sitter_language(lang: str):
+    """The tree-sitter Language for *lang*.
+
+    `tree_sitter_language_pack`'s package import costs ~20 ms per process (it
+    imports three grammar packages, typing and importlib.resources up front), more
+    than parsing a file. Its grammars are plain extension modules under
+    `bindings/`, so the one needed is loaded directly; any surprise in that layout
+    falls back to the package's own `get_language`.
+    """
+    from tree_sitter import Language
+
+    try:
+        return Language(_bundled_binding(lang))
+    except Exception:
+        from tree_sitter_language_pack import get_language
+
+        return get_language(lang)  # type: ignore[arg-type]
+
+
+def _bundled_binding(lang: str):
+    import importlib.machinery
+    import importlib.util
+    import os
+    import sys
+
+    name = f"tree_sitter_language_pack.bindings.{lang}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.find_spec("tree_sitter_language_pack")
+        if spec is None or spec.origin is None:
+            raise LookupError("tree_sitter_language_pack is not installed")
+        base = os.path.join(os.path.dirname(spec.origin), "bindings")
+        path = next((os.path.join(base, lang + suffix) for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                     if os.path.exists(os.path.join(base, lang + suffix))), None)
+        if path is None:
+            raise LookupError(f"no bundled grammar for {lang!r}")
+        loader = importlib.machinery.ExtensionFileLoader(name, path)
+        module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path, loader=loader))
+        loader.exec_module(module)
+        sys.modules[name] = module
+    return module.language()
+
+
+@functools.lru_cache(maxsize=None)
 def parser_and_query(lang: str, references: bool = True):
     """(Parser, Query) for *lang*; raises LookupError when it cannot be parsed.
 
@@ -129,14 +173,13 @@ def parser_and_query(lang: str, references: bool = True):
     source = query_source(lang)
     if source is None:
         raise LookupError(f"no symbol query for language {lang!r}")
-    from tree_sitter import Query
-    from tree_sitter_language_pack import get_language, get_parser
+    from tree_sitter import Parser, Query
 
-    language = get_language(lang)  # type: ignore[arg-type]
-    query = Query(language, source)  # type: ignore[arg-type]
+    language = tree_sitter_language(lang)
+    query = Query(language, source)
     if not references:
         raw = source.encode("utf-8")
         for i in range(query.pattern_count):
             if b"@reference." in raw[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]:
                 query.disable_pattern(i)
-    return get_parser(lang), query  # type: ignore[arg-type]
+    return Parser(language), query

@@ -43,3 +43,16 @@ def test_spans_nest_and_bodies_lie_inside_their_symbols(lang):
         if r.parent:
             parent = by_id[r.parent]
             assert parent.lines[0] <= r.lines[0] and r.lines[1] <= parent.lines[1], (r, parent)
+
+
+@pytest.mark.parametrize("lang", FIXTURES)
+def test_directly_loaded_grammars_are_the_packs_own(lang):
+    """languages.py loads grammar binaries without importing the pack's package; the
+    Language must be the one the pack's get_language gives."""
+    from tree_sitter_language_pack import get_language
+
+    from symbolpack.languages import tree_sitter_language
+
+    ours, theirs = tree_sitter_language(lang), get_language(lang)
+    assert (ours.name, ours.abi_version, ours.node_kind_count) == (theirs.name, theirs.abi_version,
+                                                                   theirs.node_kind_count)
