@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .languages import has_query, language_for_path, query_version
-from .symbols import Reference, SymbolRecord, SymbolSlice, extract
+from .symbols import Reference, SymbolSlice, parse_bytes
 from .workspace import SymbolpackError, display_path, find_repo_root, sha256_hex, state_dir
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
@@ -150,18 +150,6 @@ def _load_ignore(path: Path):
 
 
 # --------------------------------------------------------------------------- parse
-
-def parse_bytes(data: bytes, lang: str | None,
-                references: bool = True) -> tuple[list[SymbolRecord], list[Reference], str | None]:
-    """Symbols of *data*; a parse failure is reported, never raised."""
-    if not lang or not has_query(lang):
-        return [], [], None
-    try:
-        records, refs = extract(data, lang, references)
-        return records, refs, None
-    except Exception as exc:  # a broken grammar or query must not break a read
-        return [], [], f"{type(exc).__name__}: {exc}"
-
 
 def _parse_job(job: tuple[str, bytes]) -> tuple:
     """Pool worker: parse and return the packed (plain-tuple) form, which pickles

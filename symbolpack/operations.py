@@ -69,9 +69,8 @@ class Workspace:
         """Symbols of *data* as file *rel*, or None when no parser handles it (or the
         parse failed). One file parses faster than the parse cache opens (diskcache
         and sqlite cost tens of milliseconds per process), so reads bypass it."""
-        from .index import parse_bytes
         from .languages import has_query, language_for_path
-        from .symbols import bind
+        from .symbols import bind, parse_bytes
 
         lang = language_for_path(rel)
         if not has_query(lang):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from typing import Iterable, Sequence
 
 from .kinds import CLASS_LIKE
@@ -39,44 +39,32 @@ _BODYLESS_SIGNATURE_LINES = 8
 _CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 
 
-@dataclass(frozen=True)
-class SymbolRecord:
-    """A symbol as found in one file's bytes, independent of the file's path."""
+# Values are namedtuples, not dataclasses: this module is imported by every read
+# that parses (first reads, drill-ins, hooks), and dataclass creation plus the
+# `dataclasses` import cost ~10 ms a process.
+class SymbolRecord(namedtuple("SymbolRecord", [
+    "local_id", "name", "qualname", "kind", "parent", "signature", "lines", "body", "etag"])):
+    """A symbol as found in one file's bytes, independent of the file's path.
 
-    local_id: str  # qualname, with #2, #3 for repeats in source order
-    name: str
-    qualname: str
-    kind: str
-    parent: str | None  # the parent's local_id
-    signature: str
-    lines: tuple[int, int]  # 1-based, inclusive
-    body: tuple[int, int] | None
-    etag: str
+    local_id: the qualname, with #2, #3 for repeats in source order; parent: the
+    parent's local_id; lines and body: 1-based inclusive (start, end), body None
+    when there is nothing to elide; etag: hash of the whole symbol text."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(namedtuple("Reference", ["name", "line", "kind"], defaults=["call"])):
     """A use of a name (a call, by default) at a 1-based line."""
 
-    name: str
-    line: int
-    kind: str = "call"
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class SymbolSlice:
+class SymbolSlice(namedtuple("SymbolSlice", [
+    "id", "name", "qualname", "kind", "parent", "signature", "lines", "body", "etag", "path"],
+        defaults=[""])):
     """The protocol's symbol object: a record bound to a repo-relative path."""
 
-    id: str
-    name: str
-    qualname: str
-    kind: str
-    parent: str | None
-    signature: str
-    lines: tuple[int, int]
-    body: tuple[int, int] | None
-    etag: str
-    path: str = ""
+    __slots__ = ()
 
     def to_json(self) -> dict:
         return {
@@ -131,14 +119,28 @@ def etag_of(lines: Sequence[bytes], start: int, end: int) -> str:
     return h.hexdigest()[:20]
 
 
-@dataclass
 class _Def:
-    node: object
-    name_node: object
-    kind: str
-    body_node: object | None
-    pattern: int
-    extra: dict
+    """One definition match while a file is being extracted."""
+
+    __slots__ = ("node", "name_node", "kind", "body_node", "pattern", "extra")
+
+    def __init__(self, node, name_node, kind: str, body_node, pattern: int, extra: dict):
+        self.node, self.name_node, self.kind = node, name_node, kind
+        self.body_node, self.pattern, self.extra = body_node, pattern, extra
+
+
+def parse_bytes(data: bytes, lang: str | None,
+                references: bool = True) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+    """Symbols of *data*; a parse failure is reported (third item), never raised."""
+    from .languages import has_query
+
+    if not lang or not has_query(lang):
+        return [], [], None
+    try:
+        records, refs = extract(data, lang, references)
+        return records, refs, None
+    except Exception as exc:  # a broken grammar or query must not break a read
+        return [], [], f"{type(exc).__name__}: {exc}"
 
 
 def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[SymbolRecord], list[Reference]]:
