@@ -12,7 +12,6 @@ start-up path (`tldrs --version`, hooks) must never pay for them.
 from __future__ import annotations
 
 import functools
-import hashlib
 from pathlib import Path, PurePath
 
 # Bump when the meaning of cached symbol records changes (span rules, fields).
@@ -111,6 +110,8 @@ def _engine_fingerprint() -> bytes:
 def query_version(lang: str) -> str:
     """Part of every parse-cache key: a query or engine change invalidates old entries."""
     text = query_source(lang) or ""
+    import hashlib  # cache keys only: not on a read's path
+
     h = hashlib.sha256(f"{ENGINE_VERSION}\0{lang}\0{text}\0".encode())
     h.update(_engine_fingerprint())
     return h.hexdigest()[:16]
