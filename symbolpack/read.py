@@ -475,51 +475,29 @@ def _diff_outcome(request, current, prior: ViewState, diff: UnifiedDiff, seq) ->
     text = header + ("\n" + diff.text if diff.text else "")
     response = _response(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew
+    # there (those lines are identical, shifted by the hunks before them)
     old_known = _known_mask(prior.total_lines, prior.known)
     known = [False] * (total + 1)
-    for a, b in diff.touched_new_lines:
-        for i in range(a, b + 1):
-            known[i] = True
-    # lines outside hunks map to old lines by the offset before them
-    mapping = _outside_hunk_mapping(diff, prior.total_lines, total)
-    for new_line, old_line in mapping.items():
-        if not known[new_line] and old_known[old_line]:
-            known[new_line] = True
+    old_line = new_line = 1
+    for i1, i2, j1, j2 in (*diff.spans, (prior.total_lines, None, total, None)):
+        while new_line <= j1 and old_line <= i1:
+            known[new_line] = old_known[old_line]
+            new_line, old_line = new_line + 1, old_line + 1
+        if j2 is None:
+            break
+        for n in range(j1 + 1, j2 + 1):
+            known[n] = True
+        old_line, new_line = i2 + 1, j2 + 1
     ranges = _mask_to_ranges(known)
-    elided = tuple((a, b, "") for a, b in _mask_to_ranges([not k for k in known], skip_zero=True))
+    elided = tuple((a, b, "") for a, b in _mask_to_ranges([not k for k in known]))
     view = ViewState(current.sha256, seq, total, tuple(ranges), None, elided)
     return ReadOutcome(response, FULL, view)
 
 
-def _outside_hunk_mapping(diff: UnifiedDiff, old_total: int, new_total: int) -> dict[int, int]:
-    """new line -> old line for lines not inside any hunk (they are identical)."""
-    import re
-
-    spans = []
-    for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$", diff.text, re.M):
-        a, alen = int(m.group(1)), int(m.group(2) or 1)
-        c, clen = int(m.group(3)), int(m.group(4) or 1)
-        a_start = a if alen else a + 1
-        c_start = c if clen else c + 1
-        spans.append((a_start, alen, c_start, clen))
-    mapping: dict[int, int] = {}
-    old_line, new_line = 1, 1
-    for a_start, alen, c_start, clen in spans:
-        while new_line < c_start and old_line < a_start:
-            mapping[new_line] = old_line
-            new_line += 1
-            old_line += 1
-        old_line, new_line = a_start + alen, c_start + clen
-    while new_line <= new_total and old_line <= old_total:
-        mapping[new_line] = old_line
-        new_line += 1
-        old_line += 1
-    return mapping
-
-
-def _mask_to_ranges(mask: Sequence[bool], skip_zero: bool = True) -> list[tuple[int, int]]:
+def _mask_to_ranges(mask: Sequence[bool]) -> list[tuple[int, int]]:
+    """1-based runs of True (index 0 is unused)."""
     out: list[tuple[int, int]] = []
-    for i in range(1 if skip_zero else 0, len(mask)):
+    for i in range(1, len(mask)):
         if mask[i]:
             if out and out[-1][1] == i - 1:
                 out[-1] = (out[-1][0], i)

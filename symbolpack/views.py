@@ -124,8 +124,9 @@ def known_ranges(segments: Iterable[Segment]) -> list[tuple[int, int]]:
 
 # --------------------------------------------------------------------------- diff
 
-class UnifiedDiff(namedtuple("UnifiedDiff", ["text", "hunks", "changed_lines", "touched_new_lines"])):
-    """Hunks text, hunk count, added+removed line count, new-file ranges inside hunks."""
+class UnifiedDiff(namedtuple("UnifiedDiff", ["text", "hunks", "changed_lines", "spans"])):
+    """Hunks text, hunk count, added+removed line count, and each hunk's span as
+    0-based half-open (old_start, old_end, new_start, new_end)."""
 
     __slots__ = ()
 
@@ -135,15 +136,13 @@ def unified_diff(old: Sequence[str], new: Sequence[str], context: int = 3) -> Un
     import difflib
 
     out: list[str] = []
-    hunks = changed = 0
-    touched: list[tuple[int, int]] = []
+    changed = 0
+    spans: list[tuple[int, int, int, int]] = []
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=len(old) + len(new) > 20000)
     for group in matcher.get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        hunks += 1
+        spans.append((i1, i2, j1, j2))
         out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@")
-        if j2 > j1:
-            touched.append((j1 + 1, j2))
         for tag, a1, a2, b1, b2 in group:
             if tag == "equal":
                 out.extend(" " + line for line in old[a1:a2])
@@ -151,7 +150,7 @@ def unified_diff(old: Sequence[str], new: Sequence[str], context: int = 3) -> Un
             out.extend("-" + line for line in old[a1:a2])
             out.extend("+" + line for line in new[b1:b2])
             changed += (a2 - a1) + (b2 - b1)
-    return UnifiedDiff("\n".join(out), hunks, changed, tuple(touched))
+    return UnifiedDiff("\n".join(out), len(spans), changed, tuple(spans))
 
 
 def _hunk_range(start: int, stop: int) -> str:
