@@ -25,7 +25,8 @@ class Match:
 
 
 def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
-    for key in (lambda s: s.id, lambda s: s.qualname, lambda s: s.qualname.split("#")[0], lambda s: s.name):
+    # id, local id (`Qual.name#2`: what a file-scoped lookup gets), qualname, name
+    for key in (lambda s: s.id, lambda s: s.id.split(":", 2)[-1], lambda s: s.qualname, lambda s: s.name):
         hits = [s for s in symbols if key(s) == query]
         if hits:
             return hits

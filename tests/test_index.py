@@ -116,3 +116,13 @@ def test_public_api_names_resolve():
 
     for name in symbolpack.__all__:
         assert getattr(symbolpack, name) is not None, name
+
+
+def test_a_repeated_name_resolves_by_its_local_id():
+    from symbolpack.lookup import resolve
+    from symbolpack.symbols import bind, parse_bytes
+
+    records, _, _ = parse_bytes(b"def f():\n    return 1\n\n\ndef f():\n    return 2\n", "python")
+    symbols = bind("m.py", "python", records)
+    assert resolve("f#2", symbols).lines == (5, 6)
+    assert resolve("m.py:python:f#2", symbols).lines == (5, 6)
