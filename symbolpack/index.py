@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .languages import has_query, language_for_path, query_version
-from .symbols import Reference, SymbolSlice, parse_bytes
+from .symbols import Reference, SymbolRecord, SymbolSlice, bind, parse_bytes
 from .workspace import SymbolpackError, display_path, find_repo_root, sha256_hex, state_dir
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
@@ -242,22 +242,15 @@ def _cache_key(lang: str, digest: str) -> str:
 
 
 def _pack(records, refs, error) -> tuple:
-    return (
-        [(r.local_id, r.name, r.qualname, r.kind, r.parent, r.signature, r.lines, r.body, r.etag) for r in records],
-        [(x.name, x.line, x.kind) for x in refs],
-        error,
-    )
+    """Plain tuples (records and references are namedtuples) for the cache and the
+    pool: they pickle without naming a class, so they stay readable across versions."""
+    return [tuple(r) for r in records], [tuple(x) for x in refs], error
 
 
 def _bind_packed(rel: str, lang: str, value: tuple) -> tuple[tuple[SymbolSlice, ...], tuple[Reference, ...], str | None]:
     recs, refs, error = value
-    prefix = f"{rel}:{lang}:"
-    symbols = tuple(
-        SymbolSlice(prefix + local_id, name, qualname, kind, prefix + parent if parent else None, signature,
-                    tuple(lines), tuple(body) if body else None, etag, rel)
-        for local_id, name, qualname, kind, parent, signature, lines, body, etag in recs
-    )
-    return symbols, tuple(Reference(*x) for x in refs), error
+    records = (SymbolRecord(*r[:6], tuple(r[6]), tuple(r[7]) if r[7] else None, r[8]) for r in recs)
+    return tuple(bind(rel, lang, records)), tuple(Reference(*x) for x in refs), error
 
 
 class Index:
