@@ -20,7 +20,9 @@ from .read import (
     ViewState,
     decide,
     range_key,
+    request_scope,
     resolve_scope,
+    scope_key,
 )
 from .sources import Source, load_source, split_text_lines
 from .tokens import count_tokens
@@ -140,8 +142,11 @@ def read_file(
                 session.drop_file(source.rel)  # a damaged entry: forget it, read fully
                 views = {}
                 break
-        scope_key = _scope_key(lines, offset, limit, target_symbol)
-        if session.wants_refresh(source.rel, scope_key):
+        try:
+            key = scope_key(request_scope(request, len(lines)))
+        except ReadError:
+            key = FULL  # decide() reports the bad range
+        if session.wants_refresh(source.rel, key):
             request = ReadRequest(source.rel, offset, limit, target_symbol, True)
         try:
             outcome = decide(request, current, views, load_baseline, session.next_seq(), policy,
@@ -173,17 +178,6 @@ def record_given_lines(store, session, rel: str, lines, start: int, end: int) ->
     session.set_view(rel, range_key((start, end)), view.to_json())
 
 
-def _scope_key(lines, offset, limit, symbol) -> str:
-    if symbol is not None:
-        scope = symbol.lines if symbol.lines != (1, len(lines)) else None
-    else:
-        try:
-            scope = resolve_scope(len(lines), offset, limit)
-        except ReadError:
-            return FULL
-    return FULL if scope is None else range_key(scope)
-
-
 def _forget_deleted(ws: Workspace, target: Path, session_id: str) -> None:
     """A file this session read is gone: drop its views and say so plainly."""
     from .workspace import display_path
@@ -203,17 +197,12 @@ def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None
         return f"{source.rel}: not tracked ({source.passthrough})"
     lines = split_text_lines(source.text)
     try:
-        key = FULL if offset is None and limit is None else _strict_scope_key(lines, offset, limit)
+        key = scope_key(resolve_scope(len(lines), offset, limit))
     except ReadError as exc:
         raise SymbolpackError(str(exc)) from None
     with ws.store.session(session_id) as session:
         session.drop_view(source.rel, key)
     return f"{source.rel}: the next read of {'the whole file' if key == FULL else key} will be a full read"
-
-
-def _strict_scope_key(lines, offset, limit) -> str:
-    scope = resolve_scope(len(lines), offset, limit)
-    return FULL if scope is None else range_key(scope)
 
 
 def status(ws: Workspace, session_id: str) -> dict:

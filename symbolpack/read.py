@@ -78,9 +78,6 @@ class ViewState(namedtuple("ViewState", ["sha256", "seq", "total_lines", "known"
                    elided=tuple((int(a), int(b), str(c)) for a, b, c in d.get("elided", ())),
                    full_tokens=d.get("full_tokens"))
 
-    def covers(self, start: int, end: int) -> bool:
-        return any(a <= start and end <= b for a, b in self.known)
-
 
 class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full"],
                              defaults=[None, None, None, False])):
@@ -159,6 +156,19 @@ def range_key(scope: tuple[int, int]) -> str:
     return f"range:{scope[0]}-{scope[1]}"
 
 
+def scope_key(scope: tuple[int, int] | None) -> str:
+    """The session key of a scope's view: "full", or "range:S-E"."""
+    return FULL if scope is None else range_key(scope)
+
+
+def request_scope(request: ReadRequest, total: int) -> tuple[int, int] | None:
+    """The scope a request reads: a drill-in's symbol span, or --offset/--limit."""
+    if request.symbol is not None:
+        scope = request.symbol.lines
+        return None if scope == (1, total) else scope
+    return resolve_scope(total, request.offset, request.limit)
+
+
 def decide(
     request: ReadRequest,
     current: Current,
@@ -169,20 +179,14 @@ def decide(
     degraded: bool = False,
 ) -> ReadOutcome:
     """The whole read decision. *views* are this session's views of this file."""
-    total = len(current.lines)
-    if request.symbol is not None:
-        scope: tuple[int, int] | None = request.symbol.lines
-        if scope == (1, total):
-            scope = None
-    else:
-        scope = resolve_scope(total, request.offset, request.limit)
+    scope = request_scope(request, len(current.lines))
     if scope is None:
         outcome = _full_scope(request, current, views, load_baseline, seq, policy, degraded)
     else:
         outcome = _range_scope(request, current, scope, views, load_baseline, seq, degraded)
     if outcome.response["tokens"] > outcome.response["full_tokens"]:
         # the invariant of the product: never more than a plain read of the scope
-        outcome = _plain(request, current, scope, seq, FULL if scope is None else range_key(scope))
+        outcome = _plain(request, current, scope, seq, scope_key(scope))
     outcome.drill_ins = _drill_ins(request, scope, views.get(FULL))
     return outcome
 
