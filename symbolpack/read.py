@@ -27,7 +27,9 @@ from .tokens import count_tokens
 from .views import (
     Segment,
     UnifiedDiff,
+    known_mask,
     known_ranges,
+    mask_ranges,
     numbered_text,
     render_segments,
     skeleton_segments,
@@ -348,14 +350,6 @@ def _drill_ins(request, scope, full_view) -> list[dict]:
 
 # --------------------------------------------------------------------------- delta
 
-def _known_mask(total: int, known: Sequence[tuple[int, int]]) -> list[bool]:
-    mask = [False] * (total + 1)
-    for a, b in known:
-        for i in range(max(a, 1), min(b, total) + 1):
-            mask[i] = True
-    return mask
-
-
 def _own_hashes(lines: Sequence[str], symbols: Sequence[SymbolSlice]) -> dict[str, str]:
     """Per symbol: a hash of its own lines, children's lines cut out (so a changed
     method does not make its whole class 'changed')."""
@@ -391,7 +385,7 @@ def _innermost(total: int, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice |
 def _delta(request, current, prior: ViewState, baseline: Baseline, seq: int) -> ReadOutcome:
     new, old = current.lines, baseline.lines
     total = len(new)
-    known_old = _known_mask(len(old), prior.known)
+    known_old = known_mask(len(old), prior.known)
     mapped: list[int | None] = [None] * (total + 1)  # new line -> old line (identical text)
     import difflib
 
@@ -480,7 +474,7 @@ def _diff_outcome(request, current, prior: ViewState, diff: UnifiedDiff, seq) ->
     response = _response(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew
     # there (those lines are identical, shifted by the hunks before them)
-    old_known = _known_mask(prior.total_lines, prior.known)
+    old_known = known_mask(prior.total_lines, prior.known)
     known = [False] * (total + 1)
     old_line = new_line = 1
     for i1, i2, j1, j2 in (*diff.spans, (prior.total_lines, None, total, None)):
@@ -492,19 +486,7 @@ def _diff_outcome(request, current, prior: ViewState, diff: UnifiedDiff, seq) ->
         for n in range(j1 + 1, j2 + 1):
             known[n] = True
         old_line, new_line = i2 + 1, j2 + 1
-    ranges = _mask_to_ranges(known)
-    elided = tuple((a, b, "") for a, b in _mask_to_ranges([not k for k in known]))
+    ranges = mask_ranges(known)
+    elided = tuple((a, b, "") for a, b in mask_ranges(known, False))
     view = ViewState(current.sha256, seq, total, tuple(ranges), None, elided)
     return ReadOutcome(response, FULL, view)
-
-
-def _mask_to_ranges(mask: Sequence[bool]) -> list[tuple[int, int]]:
-    """1-based runs of True (index 0 is unused)."""
-    out: list[tuple[int, int]] = []
-    for i in range(1, len(mask)):
-        if mask[i]:
-            if out and out[-1][1] == i - 1:
-                out[-1] = (out[-1][0], i)
-            else:
-                out.append((i, i))
-    return out

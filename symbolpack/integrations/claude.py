@@ -39,11 +39,13 @@ stderr. Imports are lazy: an unchanged re-read pays for the read path only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import sys
+
+from ..views import known_mask, mask_ranges
+from ..workspace import sha256_hex
 
 NATIVE_READ_CAP = 2000  # lines the native Read tool shows without a limit
 READ_TOOLS = ("Read",)
@@ -89,7 +91,7 @@ def session_id_for(payload: dict) -> str | None:
         if not isinstance(raw, str):
             return None
         parts.append(raw if _SAFE_ID.fullmatch(raw) and raw not in (".", "..")
-                     else hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:24])
+                     else sha256_hex(raw.encode("utf-8", "surrogatepass"))[:24])
     return "claude-" + "-".join(parts)
 
 
@@ -228,25 +230,7 @@ def _load_views(session, rel: str) -> dict | None:
 
 def _known_mask(total: int, views, sha: str) -> list[bool]:
     """1-based mask of the lines known through any view of content *sha*."""
-    mask = [False] * (total + 1)
-    for view in views:
-        if view.sha256 != sha:
-            continue
-        for a, b in view.known:
-            for i in range(max(a, 1), min(b, total) + 1):
-                mask[i] = True
-    return mask
-
-
-def _ranges(mask: list[bool], value: bool = True) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for i in range(1, len(mask)):
-        if mask[i] == value:
-            if out and out[-1][1] == i - 1:
-                out[-1] = (out[-1][0], i)
-            else:
-                out.append((i, i))
-    return out
+    return known_mask(total, [run for view in views if view.sha256 == sha for run in view.known])
 
 
 def _symbols_over(views, start: int, end: int) -> list[str]:
@@ -335,7 +319,7 @@ def unseen_target(tool: str, tool_input: dict, text: str, known: list[bool]) -> 
     from ..sources import split_text_lines
 
     if tool == "Write":
-        missing = _ranges(known, False)
+        missing = mask_ranges(known, False)
         return missing[0] if missing else None
     edits = edits_of(tool, tool_input)
     if not edits:
@@ -559,9 +543,9 @@ def post_edit(payload) -> dict | None:
             data = expected.encode("utf-8")
             sha = ws.store.put_object(data)
             seq = session.next_seq()
-            known_runs = _ranges(known)
+            known_runs = mask_ranges(known)
             if whole:
-                elided = tuple((a, b, "") for a, b in _ranges(known, False))
+                elided = tuple((a, b, "") for a, b in mask_ranges(known, False))
                 session.set_view(rel, FULL, ViewState(sha, seq, total, tuple(known_runs), None, elided).to_json())
             else:
                 for a, b in known_runs:
