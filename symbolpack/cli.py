@@ -114,10 +114,15 @@ def _workspace(path=None):
     return Workspace(_root_for(path or Path(os.getcwd())))
 
 
-def _session_id(args, ws) -> str:
+def _session_id(args) -> str | None:
+    """The session of this command (see session_id.py), or None: no session, so a
+    read is a plain read that records nothing."""
     from .session_id import resolve_session_id
 
-    return resolve_session_id(getattr(args, "session_id", None), Path(os.getcwd()))
+    return resolve_session_id(getattr(args, "session_id", None))
+
+
+NO_SESSION = "no session: pass --session-id or set SYMBOLPACK_SESSION_ID"
 
 
 def cmd_read(args) -> int:
@@ -126,7 +131,7 @@ def cmd_read(args) -> int:
 
     path = Path(args.path)
     ws = _workspace(path.absolute().parent if path.absolute().parent.exists() else None)
-    session_id = _session_id(args, ws)
+    session_id = _session_id(args)
     if args.elide_min_lines < 1:
         raise _user_error("--elide-min-lines must be at least 1")
     policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
@@ -149,7 +154,7 @@ _READ_OPTIONS = (
     (("--offset",), "offset", int, None, "N", "first line to read (1-based)"),
     (("--limit",), "limit", int, None, "N", "number of lines to read"),
     (("--symbol",), "symbol", str, None, "NAME", "read one symbol whole (drill-in)"),
-    (("--session-id",), "session_id", str, None, "S", "session (default: $SYMBOLPACK_SESSION_ID, then git)"),
+    (("--session-id",), "session_id", str, None, "S", "session (default: $SYMBOLPACK_SESSION_ID, then the agent process or terminal session; none: a plain read)"),
     (("--elide-min-lines",), "elide_min_lines", int, 12, "N",
      "elide bodies of at least N lines in skeletons (default 12)"),
     (("--format",), "format", ("text", "json"), "text", None, "text (default) or the protocol's JSON"),
@@ -221,7 +226,10 @@ def cmd_session(args) -> int:
             f"removed {result['sessions_removed']} expired sessions and {result['objects_removed']} "
             f"unreferenced baselines; kept {result['objects_kept']}")
         return 0
-    session_id = _session_id(args, ws)
+    session_id = _session_id(args)
+    if session_id is None:
+        print(f"{PROG}: error: {NO_SESSION}", file=sys.stderr)
+        return EXIT_USAGE
     if action == "status":
         st = operations.status(ws, session_id)
         if args.json:

@@ -139,10 +139,11 @@ def check_budget(budget: int) -> None:
         raise SymbolpackError(f"--budget must be a positive number of tokens (got {budget})")
 
 
-def _session_id(session_id: str | None, root: Path) -> str:
+def _session_id(session_id: str | None, root: Path) -> str | None:
+    """The session (see session_id.py); None: no session, so no delta."""
     from .session_id import resolve_session_id
 
-    return resolve_session_id(session_id, root)
+    return resolve_session_id(session_id)
 
 
 def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:

@@ -31,13 +31,25 @@ def _workspace():
     return Workspace(project_root(Path.cwd()))
 
 
+def _session(args) -> tuple[str | None, bool]:
+    """(session id, delta): with no session (see session_id.py) a pack is sent whole
+    and nothing is recorded, as with --no-delta."""
+    if args.no_delta:
+        return None, False
+    from .session_id import resolve_session_id
+
+    session_id = resolve_session_id(args.session_id)
+    return session_id, session_id is not None
+
+
 def cmd_context(args) -> int:
     from .context import context_pack
 
+    session_id, delta = _session(args)
     ws = _workspace()
     try:
         result = context_pack(ws, args.entry, depth=args.depth, budget=args.budget, callers=args.callers,
-                              session_id=args.session_id, delta=not args.no_delta)
+                              session_id=session_id, delta=delta)
     finally:
         ws.close()
     return _emit(result, args.format)
@@ -46,10 +58,11 @@ def cmd_context(args) -> int:
 def cmd_diff_context(args) -> int:
     from .context import diff_context
 
+    session_id, delta = _session(args)
     ws = _workspace()
     try:
-        result = diff_context(ws, base=args.base, head=args.head, session_id=args.session_id,
-                              delta=not args.no_delta, budget=args.budget)
+        result = diff_context(ws, base=args.base, head=args.head, session_id=session_id,
+                              delta=delta, budget=args.budget)
     finally:
         ws.close()
     return _emit(result, args.format)
@@ -59,7 +72,9 @@ def _common(p) -> None:
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="TOKENS",
                    help=f"token budget for the pack (default {DEFAULT_BUDGET})")
     p.add_argument("--session-id", default=None, metavar="S",
-                   help="session whose earlier context makes unchanged symbols [UNCHANGED] stubs")
+                   help="session whose earlier context makes unchanged symbols [UNCHANGED] stubs "
+                        "(default: $SYMBOLPACK_SESSION_ID, then the agent process or terminal session; "
+                        "none: no delta)")
     p.add_argument("--no-delta", action="store_true", help="neither read nor update the session")
     p.add_argument("--format", choices=("text", "json"), default="text")
 

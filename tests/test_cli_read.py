@@ -200,14 +200,6 @@ def test_gc_removes_unreferenced_baselines_and_expired_sessions(repo):
     assert read_json(repo, "src/app.py", session="new")["mode"] == "unchanged"
 
 
-def test_default_session_id_comes_from_git(repo):
-    r1 = json.loads(tldrs(repo, "read", "src/app.py", "--format", "json", check=True).stdout)
-    r2 = json.loads(tldrs(repo, "read", "src/app.py", "--format", "json", check=True).stdout)
-    assert (r1["mode"], r2["mode"]) == ("skeleton", "unchanged")
-    sessions = [p.stem for p in (repo / ".symbolpack" / "sessions").glob("*.json")]
-    assert len(sessions) == 1 and sessions[0].startswith("git-repo-main-")
-
-
 def test_files_over_a_megabyte_are_not_diffed(repo):
     big = repo / "big.log"
     lines = [f"entry {i} " + "x" * 40 for i in range(25_000)]  # ~1.2 MB
