@@ -11,32 +11,35 @@ from __future__ import annotations
 from pathlib import Path
 
 from .read import (
-    FULL,
-    Baseline,
     Current,
     ReadError,
     ReadPolicy,
     ReadRequest,
-    ViewState,
     decide,
-    range_key,
-    request_scope,
     resolve_scope,
-    scope_key,
 )
+from .agentcopy import AgentCopy
 from .sources import Source, load_source, split_text_lines
 from .tokens import count_tokens
 from .workspace import SymbolpackError, project_root
 
 
 class ReadResult:
-    """A protocol response and the exit code the CLI should end with."""
+    """A protocol response, the exit code the CLI should end with, and the intent to
+    commit once the response has been delivered whole (`commit()`)."""
 
-    __slots__ = ("response", "exit_code")
+    __slots__ = ("response", "exit_code", "_commit")
 
-    def __init__(self, response: dict, exit_code: int = 0):
+    def __init__(self, response: dict, exit_code: int = 0, commit=None):
         self.response = response
         self.exit_code = exit_code
+        self._commit = commit
+
+    def commit(self) -> None:
+        """Call after the answer reached the agent (written and flushed)."""
+        if self._commit is not None:
+            self._commit()
+            self._commit = None
 
 
 class Workspace:
@@ -62,6 +65,23 @@ class Workspace:
 
             self._store = Store(self.root)
         return self._store
+
+    def store_or_none(self):
+        """The store, or None when the state dir cannot be used (unwritable, a file in
+        the way): reads then answer plainly and record nothing."""
+        try:
+            return self.store
+        except OSError as exc:
+            import sys
+
+            print(f"symbolpack: warning: no usable state dir ({exc.strerror or exc}); answering with plain reads",
+                  file=sys.stderr)
+            return None
+
+    def maybe_gc(self) -> None:
+        """Amortized collection after an answer went out (see `Store.maybe_gc`)."""
+        if self._store is not None:
+            self._store.maybe_gc()
 
     def close(self) -> None:
         if self._index is not None:
@@ -90,22 +110,29 @@ def _passthrough(source: Source) -> dict:
 def read_file(
     ws: Workspace,
     path: str | Path,
-    session_id: str,
+    session_id: str | None,
     offset: int | None = None,
     limit: int | None = None,
     symbol: str | None = None,
     force_full: bool = False,
     policy: ReadPolicy = ReadPolicy(),
     record: bool = True,
+    confirm: bool = True,
 ) -> ReadResult:
-    """Answer one read for *session_id*, update its view, and return the response."""
+    """Answer one read for *session_id* and update the agent's copy.
+
+    With *confirm* (in-process callers, for whom returning is delivering) the answer
+    is committed at once; front ends that write the answer somewhere pass
+    ``confirm=False`` and call ``result.commit()`` after the write. Without a session
+    (None, or `record=False`) or without a usable state dir, the answer is a plain
+    read of the scope and nothing is stored."""
     target = Path(path)
     if not target.is_absolute():
         target = Path.cwd() / target
     try:
         source = load_source(target, ws.root)
     except SymbolpackError:
-        if not target.exists() and not target.is_symlink():
+        if session_id is not None and record and not target.exists() and not target.is_symlink():
             _forget_deleted(ws, target, session_id)
         raise
     if source.passthrough:
@@ -123,86 +150,106 @@ def read_file(
         target_symbol = resolve(symbol, syms, where=source.rel)
     request = ReadRequest(source.rel, offset, limit, target_symbol, force_full)
 
-    def load_baseline(sha: str) -> Baseline | None:
-        data = ws.store.get_object(sha)
-        if data is None:
-            return None
-        return Baseline(sha, split_text_lines(data.decode("utf-8")), lambda: ws.symbols_of(source.rel, data))
+    store = ws.store_or_none() if record and session_id is not None else None
+    if store is None:
+        return ReadResult(_decide(request, current, AgentCopy(0), lambda sha: None, policy, plain=True).response)
 
-    if not record:
-        outcome = decide(request, current, {}, load_baseline, 0, policy)
-        return ReadResult(outcome.response)
+    def load(sha: str):
+        if sha == source.sha256:
+            return lines
+        data = store.get_object(sha)
+        return None if data is None else split_text_lines(data.decode("utf-8", "surrogateescape"))
 
-    with ws.store.session(session_id) as session:
-        views = {}
-        for key, raw in session.views(source.rel).items():
-            try:
-                views[key] = ViewState.from_json(raw)
-            except (KeyError, TypeError, ValueError):
-                session.drop_file(source.rel)  # a damaged entry: forget it, read fully
-                views = {}
-                break
-        try:
-            key = scope_key(request_scope(request, len(lines)))
-        except ReadError:
-            key = FULL  # decide() reports the bad range
-        if session.wants_refresh(source.rel, key):
-            request = ReadRequest(source.rel, offset, limit, target_symbol, True)
-        try:
-            outcome = decide(request, current, views, load_baseline, session.next_seq(), policy,
-                             degraded=session.degraded)
-        except ReadError as exc:
-            raise SymbolpackError(str(exc)) from None
-        if outcome.view is not None and outcome.view_key is not None:
-            ws.store.put_object(source.data, source.sha256)
-            session.set_view(source.rel, outcome.view_key, outcome.view.to_json())
+    with store.session(session_id) as session:
+        copy = session.copy(source.rel)
+        def parse(old_lines):
+            return ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
+
+        outcome = _decide(request, current, copy, load, policy, plain=session.degraded, parse=parse)
+        new_copy = outcome.copy
+        intent = None
+        if outcome.changes_copy_text:
+            start, end = outcome.scope or (1, max(len(lines), copy.extent(), 1))
+            intent = session.new_intent()
+            new_copy = new_copy.cleared(start, end).with_pending(intent, start, end)
+        if source.sha256 in new_copy.versions():
+            store.put_object(source.data, source.sha256)
+        session.set_copy(source.rel, new_copy)
         response = outcome.response
         session.record_read(response["mode"], response["tokens"], response["full_tokens"] or 0)
         for item in outcome.drill_ins:
             session.record_drill_in({"path": source.rel, **item})
-    return ReadResult(response)
+    result = ReadResult(response, commit=(lambda: store.commit(intent)) if intent else None)
+    if confirm:
+        result.commit()
+    return result
 
 
-def record_given_lines(store, session, rel: str, lines, start: int, end: int) -> None:
-    """Remember that this session was shown lines start..end of *rel* (as they are in
-    *lines*) by another channel, a context pack: a later range read or drill-in of
-    those lines can then answer `[UNCHANGED]` instead of sending them again. The
-    view is a range view like any other, so the read rules judge it the same way."""
+def _decide(request, current, copy, load, policy, plain: bool, parse=None):
+    try:
+        return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
+    except ReadError as exc:
+        raise SymbolpackError(str(exc)) from None
+
+
+def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, intent: str | None,
+                        confirmed=(), forget=()) -> None:
+    """What a context pack showed of *rel* (version *sha*, bytes *data*) goes into the
+    agent's copy like any other answer: *spans* of verbatim numbered code are
+    written, pending on *intent* until the pack is delivered; *confirmed* spans
+    ([UNCHANGED] stubs) were already held and are re-stamped; *forget* spans
+    (signatures shown without line numbers) are no longer trusted either way."""
     from .sources import is_sensitive
 
-    if is_sensitive(rel) or not (1 <= start <= end <= len(lines)):
+    if is_sensitive(rel):
         return
-    data = ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
-    sha = store.put_object(data)
-    view = ViewState(sha, session.next_seq(), len(lines), ((start, end),), (start, end))
-    session.set_view(rel, range_key((start, end)), view.to_json())
+    copy = session.copy(rel)
+    for start, end in forget:
+        copy = copy.forgotten(start, end)
+    for start, end in confirmed:
+        copy = copy.written(start, end, sha)
+    for start, end in spans:
+        copy = copy.written(start, end, sha)
+        if intent:
+            copy = copy.cleared(start, end).with_pending(intent, start, end)
+    store.put_object(data, sha)
+    session.set_copy(rel, copy)
 
 
 def _forget_deleted(ws: Workspace, target: Path, session_id: str) -> None:
-    """A file this session read is gone: drop its views and say so plainly."""
+    """A file this session read is gone: drop its copy and say so plainly."""
     from .workspace import display_path
 
+    store = ws.store_or_none()
+    if store is None:
+        return
     rel = display_path(target.resolve(), ws.root)
-    with ws.store.session(session_id) as session:
-        had_view = session.drop_file(rel)
-    if had_view:
-        raise SymbolpackError(f"{rel} was deleted since your last read; your view of it is dropped")
+    with store.session(session_id) as session:
+        had_copy = session.drop_file(rel)
+    if had_copy:
+        raise SymbolpackError(f"{rel} was deleted since your last read; your copy of it is dropped")
 
 
 def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None = None,
             limit: int | None = None) -> str:
-    """Make the next read of that scope a plain full read."""
+    """The agent lost those lines: remove them from its copy, whatever answer they
+    came from, so the next read of them is plain."""
     source = load_source(Path(path).absolute(), ws.root)
     if source.passthrough:
         return f"{source.rel}: not tracked ({source.passthrough})"
     lines = split_text_lines(source.text)
     try:
-        key = scope_key(resolve_scope(len(lines), offset, limit))
+        scope = resolve_scope(len(lines), offset, limit)
     except ReadError as exc:
         raise SymbolpackError(str(exc)) from None
     with ws.store.session(session_id) as session:
-        session.drop_view(source.rel, key)
-    return f"{source.rel}: the next read of {'the whole file' if key == FULL else key} will be a full read"
+        copy = session.copy(source.rel)
+        if scope is None:
+            session.set_copy(source.rel, AgentCopy(copy.length if copy.length is not None else 0))
+        else:
+            session.set_copy(source.rel, copy.forgotten(*scope))
+    what = "the whole file" if scope is None else f"lines {scope[0]}-{scope[1]}"
+    return f"{source.rel}: the next read of {what} will be a full read"
 
 
 def status(ws: Workspace, session_id: str) -> dict:
@@ -223,5 +270,4 @@ def status(ws: Workspace, session_id: str) -> dict:
             "hit_rate": round(hits / total_reads, 4) if total_reads else 0.0,
             "drill_ins": stats.get("drill_ins", 0),
             "recent_drill_ins": data.get("drill_ins", [])[-10:],
-            "symbols_given": len(data.get("symbols", {})),
         }

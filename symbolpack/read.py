@@ -1,11 +1,13 @@
-"""The read decision: (request, the agent's views, the file now) -> response + new view. Pure.
+"""The read decision: (request, the agent's copy, the file now) -> response + new copy. Pure.
 
-Everything here is computed against exactly what this session was last shown
-(`ViewState`: the content hash it saw and which of its lines it knows). The
-caller supplies the current file, its symbols, and loaders for old baselines;
-this module does no I/O and keeps no state, so every rule can be tested as a
-function. When a baseline is missing or anything is uncertain the answer is a
-plain full read of the scope: fail open, never stale.
+Everything here is computed against the agent's copy of the file (`AgentCopy`):
+for every line number, what the most recent answer covering that line gave the
+agent. Never against "the last full read" alone: a range read, a drill-in or a
+context pack newer than it has overwritten those lines. The caller supplies the
+current file, its symbols and a loader of old versions; this module does no I/O
+and keeps no state, so every rule can be tested as a function. When a version is
+missing, an answer may not have been delivered, or anything else is unsure, the
+answer is a plain read of the scope: fail open, never stale.
 
 Policy (documented in ARCHITECTURE.md):
 * first full read of a parsed, non-small file -> skeleton (long bodies elided);
@@ -23,6 +25,7 @@ TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type chec
 if TYPE_CHECKING:
     from typing import Callable, Sequence
 
+from .agentcopy import AgentCopy
 from .tokens import count_tokens
 from .views import (
     Segment,
@@ -57,28 +60,6 @@ class ReadPolicy(namedtuple("ReadPolicy", [
     `truncation_share` of its old length is re-read whole."""
 
     __slots__ = ()
-
-
-class ViewState(namedtuple("ViewState", ["sha256", "seq", "total_lines", "known", "scope", "elided",
-                                         "full_tokens"], defaults=[None, (), None])):
-    """What one scope of one file looked like to the agent when last shown: the
-    content hash, a sequence number, the lines it knows (1-based inclusive ranges),
-    the scope (None: whole file) and the hidden bodies (start, end, symbol id)."""
-
-    __slots__ = ()
-
-    def to_json(self) -> dict:
-        return {"sha256": self.sha256, "seq": self.seq, "total_lines": self.total_lines,
-                "known": [list(r) for r in self.known], "scope": list(self.scope) if self.scope else None,
-                "elided": [list(e) for e in self.elided], "full_tokens": self.full_tokens}
-
-    @classmethod
-    def from_json(cls, d: dict) -> "ViewState":
-        return cls(sha256=str(d["sha256"]), seq=int(d["seq"]), total_lines=int(d["total_lines"]),
-                   known=tuple((int(a), int(b)) for a, b in d["known"]),
-                   scope=tuple(d["scope"]) if d.get("scope") else None,
-                   elided=tuple((int(a), int(b), str(c)) for a, b, c in d.get("elided", ())),
-                   full_tokens=d.get("full_tokens"))
 
 
 class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full"],
@@ -116,21 +97,24 @@ class Current:
         return self._symbols  # type: ignore[return-value]
 
 
-class Baseline(Current):
-    """What the agent was shown before (same shape as the file now)."""
-
-
 class ReadOutcome:
-    """The response, the view that replaces `view_key`, and drill-ins to record."""
+    """The response, the agent's copy after it, and drill-ins to record."""
 
-    __slots__ = ("response", "view_key", "view", "drill_ins")
+    __slots__ = ("response", "copy", "scope", "drill_ins")
 
-    def __init__(self, response: dict, view_key: str | None, view: ViewState | None,
+    def __init__(self, response: dict, copy: AgentCopy, scope: tuple[int, int] | None,
                  drill_ins: list[dict] | None = None):
         self.response = response
-        self.view_key = view_key
-        self.view = view
+        self.copy = copy
+        self.scope = scope
         self.drill_ins = drill_ins or []
+
+    @property
+    def changes_copy_text(self) -> bool:
+        """Did the answer give the agent lines it may not have had? Only then does
+        an undelivered answer leave the copy unsure (an `unchanged` answer only
+        confirms text the agent already holds)."""
+        return self.response["mode"] != "unchanged"
 
 
 class ReadError(ValueError):
@@ -154,42 +138,45 @@ def resolve_scope(total: int, offset: int | None, limit: int | None) -> tuple[in
     return start, end
 
 
-def range_key(scope: tuple[int, int]) -> str:
-    return f"range:{scope[0]}-{scope[1]}"
-
-
-def scope_key(scope: tuple[int, int] | None) -> str:
-    """The session key of a scope's view: "full", or "range:S-E"."""
-    return FULL if scope is None else range_key(scope)
-
-
 def request_scope(request: ReadRequest, total: int) -> tuple[int, int] | None:
     """The scope a request reads: a drill-in's symbol span, or --offset/--limit."""
     if request.symbol is not None:
-        scope = request.symbol.lines
+        scope = tuple(request.symbol.lines)
         return None if scope == (1, total) else scope
     return resolve_scope(total, request.offset, request.limit)
+
+
+def asks_for_lines(request: ReadRequest) -> bool:
+    """A drill-in or an explicit range asks for lines: every one of them must end up
+    in the copy, even when the range happens to cover the whole file (then the scope
+    is `full`, but no skeleton and no elision may answer it)."""
+    return request.symbol is not None or request.offset is not None or request.limit is not None
 
 
 def decide(
     request: ReadRequest,
     current: Current,
-    views: dict[str, ViewState],
-    load_baseline: Callable[[str], Baseline | None],
-    seq: int,
+    copy: AgentCopy,
+    load: Callable[[str], Sequence[str] | None],
     policy: ReadPolicy = ReadPolicy(),
     degraded: bool = False,
+    parse: Callable[[Sequence[str]], Sequence[SymbolSlice] | None] | None = None,
 ) -> ReadOutcome:
-    """The whole read decision. *views* are this session's views of this file."""
+    """The whole read decision against the agent's *copy* of this file. *load* maps
+    a version hash to that version's lines (None when the baseline is gone);
+    *parse* (optional) gives the symbols of the copy's text, to name removed ones."""
     scope = request_scope(request, len(current.lines))
+    plain_only = request.force_full or degraded
     if scope is None:
-        outcome = _full_scope(request, current, views, load_baseline, seq, policy, degraded)
+        if asks_for_lines(request) and (copy.length is None or copy.hidden_runs()):
+            plain_only = True  # the agent asked for every line; some are not in its copy
+        outcome = _full_scope(request, current, copy, load, policy, plain_only, parse)
     else:
-        outcome = _range_scope(request, current, scope, views, load_baseline, seq, degraded)
+        outcome = _range_scope(request, current, scope, copy, load, plain_only)
     if outcome.response["tokens"] > outcome.response["full_tokens"]:
         # the invariant of the product: never more than a plain read of the scope
-        outcome = _plain(request, current, scope, seq, scope_key(scope))
-    outcome.drill_ins = _drill_ins(request, scope, views.get(FULL))
+        outcome = _plain(request, current, scope, copy)
+    outcome.drill_ins = _drill_ins(request, scope, copy)
     return outcome
 
 
@@ -213,7 +200,7 @@ def _response(request: ReadRequest, current: Current, mode: str, text: str, scop
     return out
 
 
-def _plain(request, current, scope, seq, key) -> ReadOutcome:
+def _plain(request, current, scope, copy: AgentCopy) -> ReadOutcome:
     total = len(current.lines)
     start, end = scope if scope else (1, total)
     text = numbered_text(current.lines, start, end)
@@ -221,54 +208,61 @@ def _plain(request, current, scope, seq, key) -> ReadOutcome:
     mode = FULL if scope is None else "range"
     tokens = current.full_tokens() if scope is None else count_tokens(text)
     response = _response(request, current, mode, text, scope, segments, tokens, tokens)  # a plain read is its own yardstick
-    view = ViewState(current.sha256, seq, total, ((start, end),) if total else (), scope,
-                     full_tokens=current.full_tokens() if scope is None else None)
-    return ReadOutcome(response, key, view)
+    if scope is None:
+        new_copy = copy.replaced(total, current.sha256, [True] * (total + 1))
+    else:
+        new_copy = copy.written(start, end, current.sha256)
+    return ReadOutcome(response, new_copy, scope)
 
 
-def _full_scope(request, current, views, load_baseline, seq, policy, degraded) -> ReadOutcome:
-    prior = views.get(FULL)
+def _unchanged(request, current, copy: AgentCopy) -> ReadOutcome:
+    total = len(current.lines)
+    text = f"[UNCHANGED] {request.path}: {total} lines, identical to what you last read; use that."
+    response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
+    return ReadOutcome(response, copy, None)
+
+
+def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, parse) -> ReadOutcome:
     lines = current.lines
     total = len(lines)
-    if prior is not None and not (request.force_full or degraded) and prior.sha256 == current.sha256 \
-            and prior.total_lines == total:
-        fresher = {k: v for k, v in views.items() if v.seq > prior.seq}
-        if fresher and not _freshest_agree(fresher, current, load_baseline, 1, total, cover=False):
-            # a later range read showed other bytes (the file has since been reverted):
-            # the agent's freshest lines are wrong now, so "unchanged" would mislead it
-            return _plain(request, current, None, seq, FULL)
-        if prior.full_tokens is not None:
-            current._full_tokens = prior.full_tokens  # same bytes, same count: skip recounting
-        text = f"[UNCHANGED] {request.path}: {total} lines, identical to what you last read; use that."
-        response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
-        return ReadOutcome(response, FULL, prior._replace(seq=seq, full_tokens=current.full_tokens()))
-    plain = _plain(request, current, None, seq, FULL)
-    full_tokens = plain.response["full_tokens"]
-    if request.force_full or degraded:
-        return plain
-    if prior is None:
-        return _first_read(request, current, plain, seq, policy)
-    if not current.diffable or total < prior.total_lines * policy.truncation_share:
-        return plain
-    baseline = load_baseline(prior.sha256)
-    if baseline is None or len(baseline.lines) != prior.total_lines:
-        return plain  # no trustworthy record of what the agent saw
-    diff = unified_diff(baseline.lines, lines)
+    if plain_only:
+        return _plain(request, current, None, copy)
+    if copy.length is None:  # no whole-file answer yet (range reads at most)
+        return _first_read(request, current, copy, policy)
+    if copy.pending:
+        return _plain(request, current, None, copy)  # an answer may not have arrived: unsure
+    if copy.in_sync(current.sha256, total):
+        return _unchanged(request, current, copy)
+    upto = copy.extent()
+    old, known = copy.texts(load, upto)
+    if upto == total and all(old[n] == lines[n - 1] for n in range(1, total + 1)):
+        # mixed versions, same text everywhere (an edit and its revert): the copy is
+        # right as it stands; record it as this version
+        hidden = copy.hidden_runs()
+        return _unchanged(request, current,
+                          copy.replaced(total, current.sha256, known, hidden))
+    if not current.diffable or total < upto * policy.truncation_share or not any(known):
+        return _plain(request, current, None, copy)
+    full_tokens = current.full_tokens()
     candidates: list[ReadOutcome] = []
-    if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
-        candidates.append(_diff_outcome(request, current, prior, diff, seq))
-    if current.symbols is not None and baseline.symbols is not None:
-        delta = _delta(request, current, prior, baseline, seq)
+    if all(t is not None for t in old[1:]):  # a diff's old side must be wholly known to us
+        diff = unified_diff(old[1:], lines)
+        if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
+            candidates.append(_diff_outcome(request, current, copy, upto, known, diff))
+    if current.symbols is not None:
+        removed = _removed(old, current, parse)
+        delta = _delta(request, current, copy, old, known, removed)
         diff_wins = bool(candidates) and (
             candidates[0].response["tokens"] < policy.diff_prefer_share * delta.response["tokens"])
         candidates.insert(1 if diff_wins else 0, delta)
     for outcome in candidates:
         if outcome.response["tokens"] <= full_tokens:
             return outcome
-    return plain
+    return _plain(request, current, None, copy)
 
 
-def _first_read(request, current, plain, seq, policy) -> ReadOutcome:
+def _first_read(request, current, copy, policy) -> ReadOutcome:
+    plain = _plain(request, current, None, copy)
     full_tokens = plain.response["full_tokens"]
     if current.symbols is None or full_tokens < policy.small_file_tokens:
         return plain
@@ -284,95 +278,38 @@ def _first_read(request, current, plain, seq, policy) -> ReadOutcome:
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
         return plain
-    view = ViewState(current.sha256, seq, total, tuple(known_ranges(segments)), None,
-                     tuple((s.start, s.end, s.symbol or "") for s in hidden), full_tokens)
-    return ReadOutcome(response, FULL, view)
+    return ReadOutcome(response, _copy_after(copy, current, segments), None)
 
 
-def _freshest_agree(views, current, load_baseline, start: int, end: int, cover: bool) -> bool | None:
-    """Does the agent's freshest knowledge of every line start..end match the file now?
-
-    Per line, the freshest view (highest seq) that knows it decides what the agent
-    believes: an older view that happens to match does not help when a newer one
-    showed other text (a file edited, range-read, then reverted). Returns True when
-    every known line agrees, False when one does not (or its baseline is gone), and
-    None when *cover* is asked and some line is known to no view.
-    """
-    owner: dict[int, ViewState] = {}
-    for view in sorted(views.values(), key=lambda v: -v.seq):
-        for a, b in view.known:
-            for n in range(max(a, start), min(b, end) + 1):
-                owner.setdefault(n, view)
-    if cover and len(owner) < end - start + 1:
-        return None
-    by_view: dict[ViewState, list[int]] = {}
-    for n, view in owner.items():
-        if view.sha256 != current.sha256:
-            by_view.setdefault(view, []).append(n)
-    for view, numbers in by_view.items():
-        baseline = load_baseline(view.sha256)
-        if baseline is None:
-            return False
-        old = baseline.lines
-        if any(n > len(old) or n > len(current.lines) or old[n - 1] != current.lines[n - 1] for n in numbers):
-            return False
-    return True
+def _copy_after(copy: AgentCopy, current: Current, segments) -> AgentCopy:
+    """The copy after a whole-file answer drawn as *segments*."""
+    total = len(current.lines)
+    known = known_mask(total, known_ranges(segments))
+    hidden = [(s.start, s.end, s.symbol or "") for s in segments if s.kind == "elided"]
+    return copy.replaced(total, current.sha256, known, hidden)
 
 
-def _range_scope(request, current, scope, views, load_baseline, seq, degraded) -> ReadOutcome:
-    key = range_key(scope)
-    plain = _plain(request, current, scope, seq, key)
-    if request.force_full or degraded:
-        return plain
+def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> ReadOutcome:
     start, end = scope
-    if _freshest_agree(views, current, load_baseline, start, end, cover=True) is not True:
-        return plain
-    changed_elsewhere = any(v.sha256 != current.sha256 for v in views.values())
-    note = "; the file changed outside this range since" if changed_elsewhere else ""
-    text = f"[UNCHANGED] {request.path} lines {start}-{end}: identical to what you last read of them{note}."
-    response = _response(request, current, "unchanged", text, scope, None, plain.response["full_tokens"])
-    view = ViewState(current.sha256, seq, len(current.lines), ((start, end),), scope)
-    return ReadOutcome(response, key, view)
+    if plain_only or not copy.holds(start, end, current.sha256, current.lines, load):
+        return _plain(request, current, scope, copy)
+    text = f"[UNCHANGED] {request.path} lines {start}-{end}: identical to what you last read of them."
+    full_tokens = count_tokens(numbered_text(current.lines, start, end))
+    response = _response(request, current, "unchanged", text, scope, None, full_tokens)
+    return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
 
 
-def _drill_ins(request, scope, full_view) -> list[dict]:
+def _drill_ins(request, scope, copy: AgentCopy) -> list[dict]:
     """Drill-ins to record: a --symbol read, or a range that opens elided lines."""
     if scope is None:
         return []
-    hidden = []
-    if full_view is not None:
-        hidden = [e for e in full_view.elided if e[0] <= scope[1] and scope[0] <= e[1]]
+    hidden = [e for e in copy.hidden_runs() if e[0] <= scope[1] and scope[0] <= e[1]]
     if request.symbol is not None:
-        was_hidden = any(e[2] == request.symbol.id for e in hidden) or bool(hidden)
-        return [{"symbol": request.symbol.id, "hidden": was_hidden, "lines": list(scope)}]
+        return [{"symbol": request.symbol.id, "hidden": bool(hidden), "lines": list(scope)}]
     return [{"symbol": e[2], "hidden": True, "lines": list(scope)} for e in hidden]
 
 
 # --------------------------------------------------------------------------- delta
-
-def _own_hashes(lines: Sequence[str], symbols: Sequence[SymbolSlice]) -> dict[str, str]:
-    """Per symbol: a hash of its own lines, children's lines cut out (so a changed
-    method does not make its whole class 'changed')."""
-    import hashlib  # deltas only: not on the unchanged path
-
-    children: dict[str, list[SymbolSlice]] = {}
-    for s in symbols:
-        if s.parent:
-            children.setdefault(s.parent, []).append(s)
-    out = {}
-    for s in symbols:
-        h = hashlib.sha256()
-        line = s.lines[0]
-        for child in sorted(children.get(s.id, ()), key=lambda c: c.lines[0]):
-            for i in range(line, child.lines[0]):
-                h.update(lines[i - 1].encode() + b"\n")
-            h.update(b"\0child\0")
-            line = max(line, child.lines[1] + 1)
-        for i in range(line, s.lines[1] + 1):
-            h.update(lines[i - 1].encode() + b"\n")
-        out[s.id] = h.hexdigest()
-    return out
-
 
 def _innermost(total: int, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice | None]:
     owner: list[SymbolSlice | None] = [None] * (total + 1)
@@ -382,36 +319,75 @@ def _innermost(total: int, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice |
     return owner
 
 
-def _delta(request, current, prior: ViewState, baseline: Baseline, seq: int) -> ReadOutcome:
-    new, old = current.lines, baseline.lines
-    total = len(new)
-    known_old = known_mask(len(old), prior.known)
-    mapped: list[int | None] = [None] * (total + 1)  # new line -> old line (identical text)
+class _Gap:
+    """A line of the copy we know nothing about: equal to nothing, itself included."""
+
+    __slots__ = ()
+
+    def __eq__(self, other) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def _align(old: Sequence, new: Sequence[str]) -> list[int | None]:
+    """new line -> old line with identical text (1-based), by difflib's matching blocks."""
     import difflib
 
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=len(old) + len(new) > 20000)
+    left = [t if t is not None else _Gap() for t in old[1:]]
+    mapped: list[int | None] = [None] * (len(new) + 1)
+    matcher = difflib.SequenceMatcher(None, left, new, autojunk=len(left) + len(new) > 20000)
     for a, b, size in matcher.get_matching_blocks():
         for k in range(size):
             mapped[b + k + 1] = a + k + 1
-    old_own = _own_hashes(old, baseline.symbols or ())
-    new_own = _own_hashes(new, current.symbols or ())
-    owner = _innermost(total, current.symbols or ())
-    dirty = {sid for sid, h in new_own.items() if old_own.get(sid) != h}
+    return mapped
 
+
+def _removed(old: Sequence, current: Current, parse) -> list[str]:
+    """Qualnames the copy's text defines and the file no longer does (only when the
+    copy's text is whole: a partial text would make up removals)."""
+    if parse is None or any(t is None for t in old[1:]):
+        return []
+    before = parse(old[1:])
+    if not before:
+        return []
+    return sorted({s.qualname for s in before} - {s.qualname for s in current.symbols or ()})
+
+
+def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
+           removed: Sequence[str] = ()) -> ReadOutcome:
+    """Symbol-granular re-read against the copy: a symbol whose own lines changed is
+    shown (its own lines, children excluded); a line identical to one the agent holds
+    is `unchanged` from there; a line identical to one the agent was only told is
+    elided stays elided; everything else is shown."""
+    new = current.lines
+    total = len(new)
+    mapped = _align(old, new)
+    owner = _innermost(total, current.symbols or ())
+    dirty: set[str] = set()
+    for i in range(1, total + 1):
+        if mapped[i] is None:
+            if owner[i] is not None:
+                dirty.add(owner[i].id)
+        elif i < total and mapped[i + 1] is not None and mapped[i + 1] != mapped[i] + 1:
+            # lines removed (or moved) between i and i+1: both neighbours' symbols changed
+            for sym in (owner[i], owner[i + 1]):
+                if sym is not None:
+                    dirty.add(sym.id)
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
     for i in range(1, total + 1):
         sym = owner[i]
         src = mapped[i]
         if src is None or (sym is not None and sym.id in dirty):
             status[i] = "S"
-        elif known_old[src]:
+        elif known[src]:
             status[i] = "U"
         else:
             status[i] = "E"
     segments = _segments_from_status(status, mapped, owner)
-    removed = sorted({s.qualname for s in baseline.symbols or ()} - {s.qualname for s in current.symbols or ()})
     changed = sorted({owner[i].qualname for i in range(1, total + 1) if status[i] == "S" and owner[i]})
-    header = f"[DELTA] {request.path} changed since you last read it ({prior.total_lines} -> {total} lines)."
+    header = f"[DELTA] {request.path} changed since you last read it ({copy.length} -> {total} lines)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
     if removed:
@@ -419,9 +395,7 @@ def _delta(request, current, prior: ViewState, baseline: Baseline, seq: int) -> 
     header += " [UNCHANGED] spans are exactly as you last saw them."
     text = "\n".join([header, *render_segments(new, segments)])
     response = _response(request, current, "delta", text, None, segments, current.full_tokens())
-    elided = tuple((s.start, s.end, s.symbol or "") for s in segments if s.kind == "elided")
-    view = ViewState(current.sha256, seq, total, tuple(known_ranges(segments)), None, elided)
-    return ReadOutcome(response, FULL, view)
+    return ReadOutcome(response, _copy_after(copy, current, segments), None)
 
 
 _MARKER_COST_LINES = 2  # an [UNCHANGED] run this short is cheaper to show
@@ -466,27 +440,31 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
 
 # --------------------------------------------------------------------------- diff
 
-def _diff_outcome(request, current, prior: ViewState, diff: UnifiedDiff, seq) -> ReadOutcome:
+def _diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: Sequence[bool],
+                  diff: UnifiedDiff) -> ReadOutcome:
     total = len(current.lines)
-    header = (f"[DIFF] {request.path} changed since you last read it ({prior.total_lines} -> {total} lines); "
+    header = (f"[DIFF] {request.path} changed since you last read it ({old_total} -> {total} lines); "
               f"unified diff against your copy:")
     text = header + ("\n" + diff.text if diff.text else "")
     response = _response(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew
     # there (those lines are identical, shifted by the hunks before them)
-    old_known = known_mask(prior.total_lines, prior.known)
+    old_hidden = [None] * (old_total + 1)
+    for a, b, symbol in copy.hidden_runs():
+        for n in range(a, min(b, old_total) + 1):
+            old_hidden[n] = symbol
     known = [False] * (total + 1)
+    hidden_names: list = [None] * (total + 1)
     old_line = new_line = 1
-    for i1, i2, j1, j2 in (*diff.spans, (prior.total_lines, None, total, None)):
+    for i1, i2, j1, j2 in (*diff.spans, (old_total, None, total, None)):
         while new_line <= j1 and old_line <= i1:
             known[new_line] = old_known[old_line]
+            hidden_names[new_line] = old_hidden[old_line]
             new_line, old_line = new_line + 1, old_line + 1
         if j2 is None:
             break
         for n in range(j1 + 1, j2 + 1):
             known[n] = True
         old_line, new_line = i2 + 1, j2 + 1
-    ranges = mask_ranges(known)
-    elided = tuple((a, b, "") for a, b in mask_ranges(known, False))
-    view = ViewState(current.sha256, seq, total, tuple(ranges), None, elided)
-    return ReadOutcome(response, FULL, view)
+    hidden = [(n, n, hidden_names[n] or "") for n in range(1, total + 1) if not known[n]]
+    return ReadOutcome(response, copy.replaced(total, current.sha256, known, hidden), None)

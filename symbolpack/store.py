@@ -1,22 +1,29 @@
 """The session store: every byte symbolpack writes about sessions goes through here.
 
-Layout under the state dir (`<repo>/.symbolpack/`, or `$SYMBOLPACK_DIR`):
+Layout under the state dir (`<repo>/.symbolpack/`, `$SYMBOLPACK_DIR`, or the
+per-user state dir outside a repository):
 
-    sessions/<id>.json   one JSON document per session (views, symbol ETags, stats)
+    sessions/<id>.json   one JSON document per session: each file's agent copy, stats
     sessions/<id>.lock   flock target; held for a whole read-modify-write
-    objects/ab/cdef...   baselines: file contents the agent was shown, by sha256
+    commits/<intent>     "this answer was delivered whole" markers
+    objects/ab/cdef...   file versions the agent was shown, by sha256
 
-Why one JSON per session and not a database: a session is small (a view is a
-hash and a few ranges; contents live in `objects/`), it must be readable and
+Why one JSON per session and not a database: a session is small (a copy is a
+few runs of version hashes; contents live in `objects/`), it must be readable and
 repairable by hand, and a hook process should load it in a millisecond without
 importing anything heavy. Concurrency is handled by an exclusive `flock` around
 load-decide-save, and every write is temp file + fsync + atomic rename, so a
 reader never sees half a document and no update is lost.
 
-Faults fail open: an unreadable session file is reported once on stderr,
-treated as empty (so the next read is a plain full read) and overwritten with
-a sound document. Baselines are checked against their hash on load; a missing
-or damaged one means "no baseline", never a wrong one.
+Crash safety: a read saves its new copy with the answered lines marked pending
+under an intent id *before* writing the answer, and commits (one marker file)
+after the answer is out. A process killed in between leaves the lines pending,
+which every later answer treats as unsure: a plain read of them.
+
+Faults fail open: a document that does not fit the format is moved aside,
+reported once on stderr, and replaced by an empty one (plain reads). Versions
+are checked against their hash on load; a missing or damaged one means "no
+record", never a wrong one.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterator
 
+from .agentcopy import AgentCopy
 from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir
 
 def _loads(raw: bytes):
@@ -44,37 +52,14 @@ def _dumps(data: dict) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
-# A view is stored as a compact list, not an object: a session with thousands of
-# entries is parsed and written on every read, and this halves that cost.
-#   [sha256, seq, total_lines, known (flat start,end,...), scope, elided, full_tokens]
-def _encode_view(view: dict) -> list:
-    return [view["sha256"], view["seq"], view["total_lines"], [n for run in view["known"] for n in run],
-            view.get("scope"), view.get("elided") or [], view.get("full_tokens")]
-
-
-def _decode_view(raw) -> dict:
-    if isinstance(raw, dict):
-        return raw
-    sha, seq, total, flat, scope, elided, full_tokens = raw
-    return {"sha256": sha, "seq": seq, "total_lines": total,
-            "known": [flat[i:i + 2] for i in range(0, len(flat), 2)], "scope": scope, "elided": elided,
-            "full_tokens": full_tokens}
-
-
-def _view_sha(raw) -> str:
-    return raw["sha256"] if isinstance(raw, dict) else raw[0]
-
-
-def _view_seq(raw) -> int:
-    return raw.get("seq", 0) if isinstance(raw, dict) else raw[1]
-
-
-SESSION_VERSION = 1
+SESSION_VERSION = 2
 DEFAULT_MAX_ENTRIES = 10_000
 DEFAULT_TTL_SECONDS = 7 * 24 * 3600
 OBJECT_GC_GRACE_SECONDS = 15 * 60
 MAX_DRILL_INS = 500
-MAX_VIEWS_PER_FILE = 32
+COMMIT_MARKER_TTL_SECONDS = 24 * 3600
+QUARANTINE_TTL_SECONDS = 7 * 24 * 3600
+AUTO_GC_INTERVAL_SECONDS = 6 * 3600
 
 
 def _env_int(name: str, default: int) -> int:
@@ -101,7 +86,7 @@ class StoreLimits:
 
 def _empty_session(session_id: str, now: float) -> dict:
     return {"v": SESSION_VERSION, "id": session_id, "created": now, "touched": now, "seq": 0,
-            "files": {}, "symbols": {}, "drill_ins": [],
+            "files": {}, "drill_ins": [],
             "stats": {"reads": {}, "tokens": 0, "full_tokens": 0, "drill_ins": 0}}
 
 
@@ -109,12 +94,13 @@ class Session:
     """One loaded session document, with the operations reads and context packs need."""
 
     def __init__(self, data: dict, limits: StoreLimits, now: float, degraded: bool = False,
-                 expired: bool = False):
+                 expired: bool = False, committed=None):
         self.expired = expired  # the stored document had outlived its TTL and was reset
         self.data = data
         self.limits = limits
         self.now = now
         self.degraded = degraded  # the stored document was unreadable and was reset
+        self._committed = committed or (lambda intent: False)
 
     @property
     def id(self) -> str:
@@ -124,7 +110,11 @@ class Session:
         self.data["seq"] = int(self.data.get("seq", 0)) + 1
         return self.data["seq"]
 
-    # -- per-file views
+    def new_intent(self) -> str:
+        """A unique id for one answer about to be written (see `Store.commit`)."""
+        return f"{self.id[:40]}.{self.next_seq()}.{os.getpid():x}{time.monotonic_ns() & 0xffffff:x}"
+
+    # -- the agent's copy of each file
     def file_entry(self, path: str) -> dict | None:
         entry = self.data["files"].get(path)
         if entry is not None and self.now - entry.get("touched", 0) > self.limits.ttl_seconds:
@@ -132,49 +122,34 @@ class Session:
             return None
         return entry
 
-    def views(self, path: str) -> dict[str, dict]:
-        """This file's views, by scope key, in `ViewState.to_json()` form."""
+    def copy(self, path: str) -> AgentCopy:
+        """This file's copy, pending answers that have since been delivered settled.
+        A stored copy that does not decode is dropped with a warning (a gap-only
+        copy: the next read of any scope is plain)."""
         entry = self.file_entry(path)
-        return {key: _decode_view(raw) for key, raw in entry["views"].items()} if entry else {}
+        if entry is None:
+            return AgentCopy()
+        try:
+            copy = AgentCopy.from_json(entry.get("copy"))
+        except ValueError as exc:
+            _warn(f"session {self.id}: the record of {path} was malformed ({exc}); reading it plainly")
+            copy = AgentCopy(0)
+            self.set_copy(path, copy)
+            return copy
+        settled = copy.settled(self._committed)
+        if settled is not copy:
+            entry["copy"] = settled.to_json()
+        return settled
 
-    def set_view(self, path: str, key: str, view: dict) -> None:
-        entry = self.data["files"].setdefault(path, {"views": {}, "touched": self.now})
-        views = entry["views"]
-        views[key] = _encode_view(view)
-        entry["touched"] = self.now
-        if key in entry.get("refresh", ()):
-            entry["refresh"].remove(key)
-        if len(views) > MAX_VIEWS_PER_FILE:  # old range views go first; the full view stays
-            ranges = sorted((k for k in views if k != "full"), key=lambda k: _view_seq(views[k]))
-            for k in ranges[: len(views) - MAX_VIEWS_PER_FILE]:
-                del views[k]
+    def set_copy(self, path: str, copy: AgentCopy) -> None:
+        self.data["files"][path] = {"copy": copy.to_json(), "touched": self.now}
+
+    def copies(self) -> dict[str, AgentCopy]:
+        """Every file's copy (for context packs and hooks that look across files)."""
+        return {path: self.copy(path) for path in list(self.data["files"])}
 
     def drop_file(self, path: str) -> bool:
         return self.data["files"].pop(path, None) is not None
-
-    def drop_view(self, path: str, key: str) -> None:
-        entry = self.data["files"].get(path)
-        if entry:
-            entry["views"].pop(key, None)
-            if key == "full":
-                entry["views"].clear()  # a refreshed file starts over in every scope
-            entry.setdefault("refresh", [])
-            if key not in entry["refresh"]:
-                entry["refresh"].append(key)
-            entry["touched"] = self.now
-        else:
-            self.data["files"][path] = {"views": {}, "touched": self.now, "refresh": [key]}
-
-    def wants_refresh(self, path: str, key: str) -> bool:
-        entry = self.file_entry(path)
-        return bool(entry) and key in entry.get("refresh", ())
-
-    # -- symbols whose code this session was given (diff-context delta)
-    def given_symbols(self) -> dict[str, str]:
-        return self.data.setdefault("symbols", {})
-
-    def give_symbol(self, symbol_id: str, etag: str) -> None:
-        self.given_symbols()[symbol_id] = etag
 
     # -- stats
     def record_read(self, mode: str, tokens: int, full_tokens: int) -> None:
@@ -200,7 +175,12 @@ class Session:
                 del files[p]
 
     def referenced_objects(self) -> set[str]:
-        return {_view_sha(v) for e in self.data["files"].values() for v in e["views"].values()}
+        out: set[str] = set()
+        for entry in self.data["files"].values():
+            copy = entry.get("copy")
+            if isinstance(copy, list) and len(copy) == 4 and isinstance(copy[2], list):
+                out.update(s for s in copy[2] if isinstance(s, str))
+        return out
 
 
 class Store:
@@ -211,6 +191,7 @@ class Store:
         self.dir = state_dir(root)
         self.sessions_dir = ensure_private_dir(self.dir / "sessions")
         self.objects_dir = ensure_private_dir(self.dir / "objects")
+        self.commits_dir = ensure_private_dir(self.dir / "commits")
         self.limits = limits or StoreLimits.from_env()
 
     # -- sessions
@@ -234,19 +215,38 @@ class Store:
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            return Session(_empty_session(session_id, now), self.limits, now)
+            return Session(_empty_session(session_id, now), self.limits, now, committed=self.committed)
         except OSError as exc:
             _warn(f"session {session_id} is unreadable ({exc.strerror}); starting it afresh")
-            return Session(_empty_session(session_id, now), self.limits, now, degraded=True)
+            return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
+                           committed=self.committed)
         try:
             data = _loads(raw)
-            _validate(data)
+            if isinstance(data, dict) and data.get("v") == 1:
+                # the per-view format of earlier versions: nothing in it describes the
+                # agent's copy, so the session starts over (plain reads), quietly
+                return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
+                               committed=self.committed)
+            _validate(data, session_id)
         except (ValueError, KeyError, TypeError) as exc:
-            _warn(f"session {session_id} was corrupt ({type(exc).__name__}); answering with full reads and repairing it")
-            return Session(_empty_session(session_id, now), self.limits, now, degraded=True)
+            kept = self._quarantine(path, now)
+            _warn(f"session {session_id} did not fit the session format ({exc}); it was moved aside"
+                  f"{' to ' + kept.name if kept else ''}; answering with plain reads")
+            return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
+                           committed=self.committed)
         if now - float(data.get("touched", 0)) > self.limits.ttl_seconds:
-            return Session(_empty_session(session_id, now), self.limits, now, expired=True)
-        return Session(data, self.limits, now)
+            return Session(_empty_session(session_id, now), self.limits, now, expired=True,
+                           committed=self.committed)
+        return Session(data, self.limits, now, committed=self.committed)
+
+    def _quarantine(self, path: Path, now: float) -> Path | None:
+        """Keep a bad document for a human to look at (removed by gc after a week)."""
+        target = path.with_name(f"{path.name}.bad-{int(now)}")
+        try:
+            os.replace(path, target)
+            return target
+        except OSError:
+            return None
 
     @contextlib.contextmanager
     def _locked(self, session_id: str) -> Iterator[None]:
@@ -262,6 +262,24 @@ class Store:
             yield
         finally:
             os.close(fd)  # closing releases the lock
+
+    # -- delivery: intent recorded with the copy, commit after the answer is out
+    def _commit_path(self, intent: str) -> Path:
+        return self.commits_dir / intent
+
+    def commit(self, intent: str | None) -> None:
+        """The answer of *intent* was delivered whole: its lines are trusted from now
+        on. A marker file, not a second read-modify-write of the session: cheap, and a
+        process killed before it leaves the intent pending, which means "unsure"."""
+        if not intent:
+            return
+        try:
+            os.close(os.open(self._commit_path(intent), os.O_WRONLY | os.O_CREAT, 0o600))
+        except OSError:
+            pass  # not committed: the next read of those lines is plain
+
+    def committed(self, intent: str) -> bool:
+        return os.path.exists(self._commit_path(intent))
 
     def list_sessions(self) -> list[dict]:
         out = []
@@ -282,11 +300,31 @@ class Store:
             except FileNotFoundError:
                 return False
 
+    def maybe_gc(self) -> None:
+        """Collect now and then without anyone running `session gc`: at most once per
+        AUTO_GC_INTERVAL_SECONDS per state dir, decided by one stat. Callers run it
+        after the answer is delivered, off the hot path."""
+        stamp = self.dir / "gc-stamp"
+        try:
+            if time.time() - stamp.stat().st_mtime < AUTO_GC_INTERVAL_SECONDS:
+                return
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return
+        try:
+            atomic_write(stamp, b"", 0o600)
+            self.gc()
+        except OSError:
+            pass
+
     def gc(self) -> dict:
-        """Drop expired sessions and every baseline no session references."""
+        """Drop expired sessions, every baseline no session references, old commit
+        markers, quarantined documents and orphan lock files."""
         now = time.time()
         dropped_sessions = 0
         referenced: set[str] = set()
+        live: set[str] = set()
         for path in list(self.sessions_dir.glob("*.json")):
             session_id = path.stem
             with self._locked(session_id):
@@ -295,25 +333,29 @@ class Store:
                     path.unlink(missing_ok=True)
                     dropped_sessions += 1
                     continue
+                live.add(session_id)
                 before = len(session.data["files"])
                 session.evict()
                 if len(session.data["files"]) != before:
                     self._write_json(path, session.data)
                 referenced |= session.referenced_objects()
+        for lock in self.sessions_dir.glob("*.lock"):
+            if lock.stem not in live and _older_than(lock, now, OBJECT_GC_GRACE_SECONDS):
+                _unlink(lock)
+        for bad in self.sessions_dir.glob("*.json.bad-*"):
+            if _older_than(bad, now, QUARANTINE_TTL_SECONDS):
+                _unlink(bad)
+        for marker in self.commits_dir.iterdir():
+            if _older_than(marker, now, COMMIT_MARKER_TTL_SECONDS):
+                _unlink(marker)  # an intent still pending after this long reads as "unsure"
         removed = kept = 0
         for obj in self.objects_dir.glob("*/*"):
             sha = obj.parent.name + obj.name
-            if sha in referenced:
-                kept += 1
+            if sha in referenced or not _older_than(obj, now, OBJECT_GC_GRACE_SECONDS):
+                kept += 1  # referenced, or may belong to a read that has not saved its session yet
                 continue
-            try:
-                if now - obj.stat().st_mtime < OBJECT_GC_GRACE_SECONDS:
-                    kept += 1  # may belong to a read that has not saved its session yet
-                    continue
-                obj.unlink()
+            if _unlink(obj):
                 removed += 1
-            except OSError:
-                pass
         return {"sessions_removed": dropped_sessions, "objects_removed": removed, "objects_kept": kept}
 
     # -- objects
@@ -352,15 +394,54 @@ class Store:
         atomic_write(path, payload, 0o600)
 
 
-def _validate(data: dict) -> None:
+def _older_than(path: Path, now: float, seconds: float) -> bool:
+    try:
+        return now - path.stat().st_mtime >= seconds
+    except OSError:
+        return False
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+        return True
+    except OSError:
+        return False
+
+
+def _number(value) -> bool:
+    return type(value) in (int, float)
+
+
+def _validate(data, session_id: str) -> None:
+    """The whole document's shape, so that no read can trip over it later. Copies are
+    decoded (and a bad one dropped) when a read touches their file."""
     if not isinstance(data, dict) or data.get("v") != SESSION_VERSION:
         raise ValueError("unknown session format")
-    if not isinstance(data["files"], dict) or not isinstance(data["stats"], dict):
-        raise TypeError("malformed session")
-    for entry in data["files"].values():
-        for view in entry["views"].values():
-            if not isinstance(_view_sha(view), str):
-                raise TypeError("malformed view")
+    if data.get("id") != session_id:
+        raise ValueError("id does not match the file name")
+    for key in ("created", "touched"):
+        if not _number(data.get(key)):
+            raise TypeError(f"{key} is not a number")
+    if type(data.get("seq")) is not int:
+        raise TypeError("seq is not an integer")
+    files = data.get("files")
+    if not isinstance(files, dict):
+        raise TypeError("files is not an object")
+    for path, entry in files.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("copy"), list) or not _number(entry.get("touched")):
+            raise TypeError(f"the entry of {path[:60]!r} is malformed")
+    stats = data.get("stats")
+    if not isinstance(stats, dict) or not isinstance(stats.get("reads"), dict):
+        raise TypeError("stats is malformed")
+    if not all(type(v) is int for v in stats["reads"].values()):
+        raise TypeError("stats.reads is malformed")
+    for key in ("tokens", "full_tokens", "drill_ins"):
+        if type(stats.get(key)) is not int:
+            raise TypeError(f"stats.{key} is not an integer")
+    drill_ins = data.get("drill_ins")
+    if not isinstance(drill_ins, list) or not all(isinstance(d, dict) for d in drill_ins):
+        raise TypeError("drill_ins is malformed")
 
 
 def _warn(message: str) -> None:

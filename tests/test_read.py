@@ -1,22 +1,24 @@
-"""The pure read decision: each rule of the policy as a function of its inputs."""
+"""The pure read decision: each rule of the policy as a function of its inputs.
+
+`Agent` plays one conversation: it keeps the copy the decision returns (as the
+store would, every answer delivered) and the file versions it was shown."""
 
 from __future__ import annotations
 
-import textwrap
+import hashlib
 
 import pytest
 
+from symbolpack.agentcopy import AgentCopy
+from symbolpack.index import parse_bytes
 from symbolpack.read import (
-    Baseline,
     Current,
     ReadError,
     ReadPolicy,
     ReadRequest,
-    ViewState,
     decide,
     resolve_scope,
 )
-from symbolpack.index import parse_bytes
 from symbolpack.symbols import bind
 
 
@@ -27,153 +29,157 @@ def py_lines(n_funcs: int = 4, body: int = 20) -> list[str]:
     return out
 
 
+def _symbols(lines) -> list | None:
+    records, _, error = parse_bytes(("\n".join(lines) + "\n").encode(), "python")
+    return None if error else bind("m.py", "python", records)
+
+
 def current(lines: list[str], parsed: bool = True) -> Current:
     data = ("\n".join(lines) + "\n").encode()
-    import hashlib
-
-    syms = None
-    if parsed:
-        records, _, _ = parse_bytes(data, "python")
-        syms = bind("m.py", "python", records)
-    return Current(hashlib.sha256(data).hexdigest(), lines, syms)
+    return Current(hashlib.sha256(data).hexdigest(), lines, _symbols(lines) if parsed else None)
 
 
-def baseline_loader(*versions: Current):
-    table = {c.sha256: Baseline(c.sha256, c.lines, c.symbols) for c in versions}
-    return table.get
+class Agent:
+    """One conversation with the pure decision: the copy after every answer, and
+    every version shown (the object store)."""
+
+    def __init__(self, policy: ReadPolicy = ReadPolicy()):
+        self.copy = AgentCopy()
+        self.versions: dict[str, list[str]] = {}
+        self.policy = policy
+        self.drill_ins: list = []
+
+    def read(self, cur: Current, request: ReadRequest | None = None, load=None) -> dict:
+        self.versions[cur.sha256] = list(cur.lines)
+        out = decide(request or ReadRequest("m.py"), cur, self.copy, load or self.versions.get, self.policy,
+                     parse=_symbols if cur.symbols is not None else None)
+        self.copy = out.copy
+        self.drill_ins = out.drill_ins
+        return out.response
 
 
 def first_read(cur: Current, policy=ReadPolicy()):
-    return decide(ReadRequest("m.py"), cur, {}, baseline_loader(cur), 1, policy)
+    agent = Agent(policy)
+    return agent, agent.read(cur)
 
 
 def test_first_read_of_a_parsed_file_is_a_skeleton_with_markers():
     cur = current(py_lines())
-    out = first_read(cur)
-    r = out.response
+    agent, r = first_read(cur)
     assert r["mode"] == "skeleton"
     elided = [s for s in r["segments"] if s["kind"] == "elided"]
     assert len(elided) == 4 and elided[0]["symbol"] == "m.py:python:f0"
     assert "[ELIDED] lines 5-25 (21 lines) of f0; expand: --symbol f0" in r["text"]
     assert "     3\tdef f0(x):" in r["text"] and '     4\t    """Doc 0."""' in r["text"]
     assert r["tokens"] < r["full_tokens"]
-    assert out.view.elided[0] == (5, 25, "m.py:python:f0")
+    assert agent.copy.hidden_runs()[0] == (5, 25, "m.py:python:f0")
 
 
 def test_small_and_unparsed_files_are_read_fully():
-    small = current(py_lines(1, 2))
-    assert first_read(small).response["mode"] == "full"
-    unparsed = current(py_lines(), parsed=False)
-    r = first_read(unparsed).response
+    assert first_read(current(py_lines(1, 2)))[1]["mode"] == "full"
+    _, r = first_read(current(py_lines(), parsed=False))
     assert r["mode"] == "full" and r["tokens"] == r["full_tokens"]
     assert r["segments"] == [{"kind": "shown", "start": 1, "end": len(py_lines())}]
 
 
 def test_force_full_and_elide_threshold():
     cur = current(py_lines())
-    r = decide(ReadRequest("m.py", force_full=True), cur, {}, baseline_loader(cur), 1).response
-    assert r["mode"] == "full"
-    r = first_read(cur, ReadPolicy(elide_min_lines=50)).response
-    assert r["mode"] == "full"  # no body is that long
+    assert Agent().read(cur, ReadRequest("m.py", force_full=True))["mode"] == "full"
+    assert first_read(cur, ReadPolicy(elide_min_lines=50))[1]["mode"] == "full"  # no body is that long
 
 
 def test_unchanged_reread_is_one_line():
     cur = current(py_lines())
-    view = first_read(cur).view
-    r = decide(ReadRequest("m.py"), cur, {"full": view}, baseline_loader(cur), 2).response
+    agent, _ = first_read(cur)
+    r = agent.read(cur)
     assert r["mode"] == "unchanged" and "\n" not in r["text"] and str(len(py_lines())) in r["text"]
 
 
-def test_changed_body_comes_back_whole_and_the_rest_unchanged():
-    old = current(py_lines())
-    view = first_read(old).view
+def test_a_small_change_in_a_body_never_seen_is_a_diff():
+    agent, _ = first_read(current(py_lines()))
     lines = py_lines()
-    lines[30] = "    y3 = x * 1000"  # inside f1's body
-    new = current(lines)
-    out = decide(ReadRequest("m.py"), new, {"full": view}, baseline_loader(old, new), 2)
-    r = out.response
-    assert r["mode"] in ("delta", "diff")
-    if r["mode"] == "delta":
-        shown = [s for s in r["segments"] if s["kind"] == "shown"]
-        assert any(s["start"] <= 31 <= s["end"] for s in shown)
-        assert "f1" in r["text"].splitlines()[0]
-        # f0, f2, f3 bodies were never seen: still elided, not shown
-        assert [s["symbol"] for s in r["segments"] if s["kind"] == "elided"] == [
-            "m.py:python:f0", "m.py:python:f2", "m.py:python:f3"]
+    lines[30] = "    y3 = x * 1000"  # inside f1's body, which the skeleton elided
+    r = agent.read(current(lines))
+    assert r["mode"] == "diff"
+    assert "@@ -28,7 +28,7 @@" in r["text"] and "-    y2 = x + 2\n+    y3 = x * 1000" in r["text"]
+    assert r["tokens"] < 0.2 * r["full_tokens"]
+
+
+def test_changed_symbols_come_back_whole_and_the_rest_unchanged_or_elided():
+    agent, _ = first_read(current(py_lines()))
+    lines = py_lines()
+    for k in range(5, 25, 2):  # many scattered changes in f0's body: past the diff gate's taste
+        lines[k] = lines[k].replace("x +", "x -")
+    lines[0] = "import sys"
+    r = agent.read(current(lines))
+    assert r["mode"] == "delta"
+    assert r["text"].splitlines()[0].startswith("[DELTA] m.py changed since you last read it (98 -> 98 lines). Changed/new: f0.")
+    shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
+    assert shown == [(1, 25), (98, 98)]  # the changed import and f0; a 1-line blank run costs less than its marker
+    # f1, f2, f3 bodies were never seen and did not change: still elided
+    assert [s["symbol"] for s in r["segments"] if s["kind"] == "elided"] == [
+        "m.py:python:f1", "m.py:python:f2", "m.py:python:f3"]
     assert r["tokens"] <= r["full_tokens"]
 
 
-def test_delta_names_removed_symbols_and_prefers_delta_for_many_hunks():
-    old = current(py_lines(6, 14))
-    view = first_read(old).view
+def test_delta_names_removed_symbols():
+    agent, _ = first_read(current(py_lines(6, 14)))
     lines = py_lines(6, 14)
     del lines[2:20]  # f0 removed entirely
     for k in range(20, len(lines), 9):
         lines[k] = lines[k] + "  # touched"
-    new = current(lines)
-    r = decide(ReadRequest("m.py"), new, {"full": view}, baseline_loader(old, new), 2).response
+    r = agent.read(current(lines))
     assert r["mode"] == "delta"
     assert "Removed: f0." in r["text"]
 
 
 def test_unparsed_change_is_a_unified_diff_until_the_gate():
-    old = current(py_lines(), parsed=False)
-    view = first_read(old).view
+    agent, _ = first_read(current(py_lines(), parsed=False))
     lines = py_lines()
     lines[10] = "changed"
-    new = current(lines, parsed=False)
-    r = decide(ReadRequest("m.py"), new, {"full": view}, baseline_loader(old, new), 2).response
+    r = agent.read(current(lines, parsed=False))
     assert r["mode"] == "diff"
     assert "@@ -8,7 +8,7 @@" in r["text"] and "+changed" in r["text"]
-    many = [l + " *" if i % 3 == 0 else l for i, l in enumerate(py_lines())]
-    new2 = current(many, parsed=False)
-    r = decide(ReadRequest("m.py"), new2, {"full": view}, baseline_loader(old, new2), 3).response
-    assert r["mode"] == "full"  # too many hunks: the gate sends the file
+    many = [l + " *" if i % 3 == 0 else l for i, l in enumerate(lines)]
+    assert agent.read(current(many, parsed=False))["mode"] == "full"  # too many hunks: the gate sends the file
 
 
 def test_missing_baseline_and_truncation_fail_open_to_full():
-    old = current(py_lines())
-    view = first_read(old).view
+    agent, _ = first_read(current(py_lines()))
     lines = py_lines()
     lines[4] = "    changed = 1"
-    new = current(lines)
-    r = decide(ReadRequest("m.py"), new, {"full": view}, lambda sha: None, 2).response
-    assert r["mode"] == "full"
-    short = current(py_lines()[:20])
-    r = decide(ReadRequest("m.py"), short, {"full": view}, baseline_loader(old, short), 3).response
-    assert r["mode"] == "full"
+    assert agent.read(current(lines), load=lambda sha: None)["mode"] == "full"
+    agent, _ = first_read(current(py_lines()))
+    assert agent.read(current(py_lines()[:20]))["mode"] == "full"
 
 
 def test_range_unchanged_only_when_its_lines_are_identical():
-    old = current(py_lines())
-    plain = decide(ReadRequest("m.py", offset=3, limit=5), old, {}, baseline_loader(old), 1)
-    assert plain.response["mode"] == "range" and plain.response["scope"] == {"start": 3, "end": 7}
-    views = {plain.view_key: plain.view}
+    agent = Agent()
+    plain = agent.read(current(py_lines()), ReadRequest("m.py", offset=3, limit=5))
+    assert plain["mode"] == "range" and plain["scope"] == {"start": 3, "end": 7}
     lines = py_lines()
     lines[60] = "    elsewhere = 1"
-    new = current(lines)
-    r = decide(ReadRequest("m.py", offset=3, limit=5), new, views, baseline_loader(old, new), 2).response
-    assert r["mode"] == "unchanged" and "changed outside this range" in r["text"]
+    r = agent.read(current(lines), ReadRequest("m.py", offset=3, limit=5))
+    assert r["mode"] == "unchanged" and r["scope"] == {"start": 3, "end": 7}
     lines[4] = "    inside = 2"
-    newer = current(lines)
-    r = decide(ReadRequest("m.py", offset=3, limit=5), newer, views, baseline_loader(old, newer), 3).response
+    r = agent.read(current(lines), ReadRequest("m.py", offset=3, limit=5))
     assert r["mode"] == "range" and "inside = 2" in r["text"]
 
 
 def test_range_overlapping_an_elided_body_is_a_drill_in():
     cur = current(py_lines())
-    view = first_read(cur).view
-    out = decide(ReadRequest("m.py", offset=10, limit=3), cur, {"full": view}, baseline_loader(cur), 2)
-    assert out.response["mode"] == "range"
-    assert out.drill_ins == [{"symbol": "m.py:python:f0", "hidden": True, "lines": [10, 12]}]
+    agent, _ = first_read(cur)
+    r = agent.read(cur, ReadRequest("m.py", offset=10, limit=3))
+    assert r["mode"] == "range"
+    assert agent.drill_ins == [{"symbol": "m.py:python:f0", "hidden": True, "lines": [10, 12]}]
 
 
 def test_symbol_drill_in_returns_the_symbol_whole():
     cur = current(py_lines())
     f2 = [s for s in cur.symbols if s.qualname == "f2"][0]
-    out = decide(ReadRequest("m.py", symbol=f2), cur, {}, baseline_loader(cur), 1)
-    assert out.response["scope"] == {"start": f2.lines[0], "end": f2.lines[1]}
-    assert out.response["text"].splitlines()[0] == f"{f2.lines[0]:>6}\tdef f2(x):"
+    r = Agent().read(cur, ReadRequest("m.py", symbol=f2))
+    assert r["scope"] == {"start": f2.lines[0], "end": f2.lines[1]}
+    assert r["text"].splitlines()[0] == f"{f2.lines[0]:>6}\tdef f2(x):"
 
 
 @pytest.mark.parametrize("offset,limit,total,expected", [
@@ -189,35 +195,117 @@ def test_bad_ranges_are_errors(offset, limit):
         resolve_scope(10, offset, limit)
 
 
-def _run(cur, views, request, seq, *versions):
-    out = decide(request, cur, views, baseline_loader(*versions), seq)
-    if out.view is not None:
-        views[out.view_key] = out.view
-    return out.response
+# --------------------------------------------------------------------------- the agent's copy (issue items)
+
+def sixty(parsed: bool, **changes) -> Current:
+    lines = [f"value_{n} = {n}" for n in range(1, 61)]
+    for key, text in changes.items():
+        lines[int(key[1:]) - 1] = text
+    return current(lines, parsed)
+
+
+@pytest.mark.parametrize("parsed", [True, False])
+def test_a_newer_range_display_is_what_the_agent_holds(parsed):
+    """Item 1: full read; line 15 changes and a range 10-19 shows it; line 15 is
+    reverted and line 50 changes. The agent's latest line 15 is the range's text:
+    the full re-read must not call it unchanged (delta) nor use it as diff context."""
+    agent = Agent()
+    assert agent.read(sixty(parsed))["mode"] == "full"
+    assert agent.read(sixty(parsed, l15="value_15 = 'edited'"), ReadRequest("m.py", offset=10, limit=10))["mode"] == "range"
+    r = agent.read(sixty(parsed, l50="value_50 = 'new'"))
+    assert r["mode"] in ("delta", "diff", "full")
+    if r["mode"] == "delta":
+        assert any(s["kind"] == "shown" and s["start"] <= 15 <= s["end"] for s in r["segments"]), r["segments"]
+    elif r["mode"] == "diff":
+        assert "-value_15 = 'edited'" in r["text"] and "+value_15 = 15" in r["text"]
+    # whatever the form, line 15 is now right in the copy and line 50 too
+    assert agent.copy.holds(1, 60, sixty(parsed, l50="value_50 = 'new'").sha256,
+                            sixty(parsed, l50="value_50 = 'new'").lines, agent.versions.get)
+
+
+def test_the_diff_of_an_unparsed_file_has_the_copy_as_its_old_side():
+    """Item 1, [DIFF]: the removed side shows what the agent holds (the range's text)."""
+    agent = Agent()
+    agent.read(sixty(False))
+    agent.read(sixty(False, l15="value_15 = 'edited'"), ReadRequest("m.py", offset=10, limit=10))
+    r = agent.read(sixty(False, l50="value_50 = 'new'"))
+    assert r["mode"] == "diff"
+    assert "-value_15 = 'edited'\n+value_15 = 15" in r["text"]
+    assert "-value_50 = 50\n+value_50 = 'new'" in r["text"]
+
+
+def test_a_range_is_not_unchanged_on_the_strength_of_lines_a_newer_answer_renumbered():
+    """Item 2: range 20-24 read; two lines inserted at the top and a full re-read
+    renumbers them; the agent's lines 20-24 are now the full answer's, so a range
+    read of 20-24 is judged against those, not against the old range."""
+    agent = Agent()
+    base = [f"v{n} = {n}" for n in range(1, 61)]
+    agent.read(current(base, False), ReadRequest("m.py", offset=20, limit=5))
+    agent.read(current(base, False))
+    shifted = ["new_a = 1", "new_b = 2"] + base
+    full = agent.read(current(shifted, False))
+    assert full["mode"] in ("diff", "full")
+    back = base  # the two lines go again: lines 20-24 are the original text, the copy holds shifted ones
+    r = agent.read(current(back, False), ReadRequest("m.py", offset=20, limit=5))
+    assert r["mode"] == "range"
+
+
+def test_unchanged_is_never_said_for_lines_never_sent():
+    """Item 3: a skeleton elided the only function; a drill-in or a whole-file range
+    must send it, not [UNCHANGED]."""
+    lines = ["import os", "", "def only(x):", '    """Doc."""'] + [f"    y{i} = x * {i} + os.getpid()" for i in range(40)] + ["    return x"]
+    cur = current(lines)
+    only = [s for s in cur.symbols if s.qualname == "only"][0]
+    for request in (ReadRequest("m.py", symbol=only), ReadRequest("m.py", offset=1, limit=2000)):
+        agent, first = first_read(cur)
+        assert first["mode"] == "skeleton"
+        r = agent.read(cur, request)
+        assert r["mode"] != "unchanged"
+        assert "y39 = x * 39" in r["text"]
+        assert not agent.copy.hidden_runs()
+
+
+def test_refresh_of_a_range_forgets_those_lines_whatever_answer_gave_them():
+    """Item 13: after a full read, forgetting lines 3-17 makes their range read plain."""
+    agent = Agent()
+    cur = sixty(False)
+    agent.read(cur)
+    agent.copy = agent.copy.forgotten(3, 17)
+    assert agent.read(cur, ReadRequest("m.py", offset=3, limit=15))["mode"] == "range"
+    assert agent.read(cur, ReadRequest("m.py", offset=3, limit=15))["mode"] == "unchanged"
+
+
+def test_a_pending_answer_makes_every_answer_touching_it_plain():
+    """Item 7 (pure part): lines of an answer not yet confirmed delivered are unsure."""
+    agent = Agent()
+    cur = sixty(False)
+    agent.read(cur)
+    agent.copy = agent.copy.with_pending("intent-1", 10, 19)
+    assert agent.read(cur)["mode"] == "full"
+    agent.copy = agent.copy.with_pending("intent-2", 10, 19)
+    assert agent.read(cur, ReadRequest("m.py", offset=30, limit=5))["mode"] == "unchanged"  # elsewhere: sure
+    assert agent.read(cur, ReadRequest("m.py", offset=15, limit=2))["mode"] == "range"
 
 
 def test_a_revert_after_a_range_read_is_not_unchanged():
-    """Edited, range-read, then reverted: the agent's freshest copy of those lines is
-    the edited one, so neither the whole file nor the wider range is 'unchanged'."""
+    """Edited, range-read, then reverted: the agent's copy of those lines is the
+    edited one, so neither the whole file nor the wider range is 'unchanged'."""
     from symbolpack.evaluation.oracle import ReadOracle
 
     v1 = current(py_lines(), parsed=False)
     edited = py_lines()
     edited[5] = "    edited = True"
     v2 = current(edited, parsed=False)
-    for steps, must_not_be_unchanged in (
-        ([(v1, ReadRequest("m.py")),  # full at v1
-          (v2, ReadRequest("m.py", offset=4, limit=5)),  # range 4-8 at v2 (shows the edit)
-          (v1, ReadRequest("m.py"))], 2),  # reverted: the full re-read
-        ([(v1, ReadRequest("m.py", offset=1, limit=20)),  # range 1-20 at v1
-          (v2, ReadRequest("m.py", offset=4, limit=5)),  # range 4-8 at v2
-          (v1, ReadRequest("m.py", offset=1, limit=20))], 2),  # reverted: the wide range
+    for steps in (
+        [(v1, ReadRequest("m.py")), (v2, ReadRequest("m.py", offset=4, limit=5)), (v1, ReadRequest("m.py"))],
+        [(v1, ReadRequest("m.py", offset=1, limit=20)), (v2, ReadRequest("m.py", offset=4, limit=5)),
+         (v1, ReadRequest("m.py", offset=1, limit=20))],
     ):
-        oracle, views = ReadOracle(), {}
+        oracle, agent = ReadOracle(), Agent()
         modes = []
-        for seq, (cur, request) in enumerate(steps, 1):
-            response = _run(cur, views, request, seq, v1, v2)
+        for cur, request in steps:
+            response = agent.read(cur, request)
             assert oracle.apply(response) == []
-            assert oracle.check("m.py", "\n".join(cur.lines) + "\n") == [], (seq, response["mode"])
+            assert oracle.check("m.py", "\n".join(cur.lines) + "\n") == [], response["mode"]
             modes.append(response["mode"])
-        assert modes[must_not_be_unchanged] != "unchanged", modes
+        assert modes[2] != "unchanged", modes
