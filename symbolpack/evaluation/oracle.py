@@ -1,16 +1,40 @@
-"""The judge: rebuilds what an agent knows about each file from `read` responses alone.
+"""The judge: rebuilds the agent's copy of each file from `read` responses alone.
 
 The engine must never show an agent a stale line, and an engine cannot be trusted
 to grade itself. So this module imports nothing from symbolpack: it replays the
-wire protocol (PROTOCOL.md) the way an agent reads it -- numbered `cat -n` lines,
-segments, `unchanged` markers, unified diffs -- and keeps only the lines the agent
-can rightly believe. `check` then compares those beliefs with the file on disk;
-any contradiction is a staleness bug in the engine (or a malformed response,
-which `apply` reports itself).
+wire protocol (PROTOCOL.md, "The agent's copy") the way an agent reads it --
+numbered `cat -n` lines, segments, `unchanged` markers, unified diffs -- into one
+copy per file, and `check` compares that copy with the file on disk.
 
-One `ReadOracle` models one session. When in doubt it forgets a line rather than
-guess, so an unknown line never produces a false alarm, and a believed line is
-only ever one the responses really gave.
+The copy of a file: for every line number, the text the most recent response
+covering that line gave the agent, or unknown. There are no per-scope views:
+
+* a full-scope answer (full, skeleton, delta, diff, unchanged; scope null) covers
+  every line: `total_lines` becomes the copy's length, lines past it are dropped;
+  shown lines take the numbered text, elided lines become unknown, an `unchanged`
+  segment takes the copy's own line `from`+k (as it was before this answer);
+* a range answer (scope {start, end}) covers start..end only; every other line of
+  the copy stays as it was;
+* a diff's old side is the copy: its context and removed lines must agree with the
+  copy wherever the copy knows the line; lines outside its hunks are the copy's,
+  shifted (known stay known, unknown stay unknown);
+* `unchanged` claims (the mode, a segment, diff context, carried lines) may only
+  lean on lines the copy holds -- never "unchanged" for a line the agent never got;
+  a range or drill-in leaves every asked-for line known;
+* passthrough and error answers show nothing: the copy stays as it was;
+* `learn` (a context pack displayed lines verbatim), `learn_all` (the agent wrote
+  the whole file) and `edit` (the agent replaced some lines) write into the copy.
+
+`apply` reports what is wrong with a response by itself (malformed, or leaning on
+lines the copy does not hold). `check` reports what the copy gets wrong about the
+file now: every line an answer vouched for is compared with the file. Each held
+line remembers the sha256 of the answer that last vouched for it (None when the
+agent got it from a pack or its own edit): a line is checked when that is the sha
+of the latest answer for the file, i.e. when some answer claimed it for these very
+bytes. Lines the agent still holds from an older version of a file that changed
+since -- outside a later range -- are kept (a later answer may rightly call them
+unchanged, and is then checked) but are not themselves a failure: no answer
+claimed them current. One `ReadOracle` models one session (one conversation).
 """
 
 from __future__ import annotations
@@ -18,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 SEGMENTED_MODES = ("full", "skeleton", "delta", "range")
 SEGMENT_KINDS = ("shown", "elided", "unchanged")
@@ -30,12 +54,12 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 @dataclass(frozen=True)
 class AgentView:
-    """What the agent believes about the current version of one file."""
+    """A snapshot of the agent's copy of one file."""
 
     path: str
-    lines: Mapping[int, str]  # 1-based line number -> line text, known lines only
-    total_lines: int | None
-    sha256: str | None  # of the last response for this path
+    lines: Mapping[int, str]  # 1-based line number -> text the agent holds (known lines only)
+    total_lines: int | None  # the copy's length, once a full-scope answer (or a Write) gave it
+    sha256: str | None  # of the latest answer for this path; None once nothing vouches for the file
 
 
 @dataclass(frozen=True)
@@ -53,6 +77,23 @@ class _Hunk:
     new_start: int
     new_count: int
     body: tuple[tuple[str, str], ...]  # (" " | "-" | "+", line)
+
+
+class _Copy:
+    """One file's copy: line -> (text, stamp); stamp = sha256 of the answer that last
+    vouched for the line, None when no answer did (a pack or the agent's own edit)."""
+
+    __slots__ = ("held", "total", "total_stamp", "sha")
+
+    def __init__(self) -> None:
+        self.held: dict[int, tuple[str, Any]] = {}
+        self.total: int | None = None
+        self.total_stamp: Any = None
+        self.sha: Any = None  # the latest answer's sha256 (a fresh token when it had none)
+
+    def text(self, n: int) -> str | None:
+        entry = self.held.get(n)
+        return None if entry is None else entry[0]
 
 
 def split_lines(text: str) -> list[str]:
@@ -79,69 +120,101 @@ def _is_int(value: Any) -> bool:
     return type(value) is int
 
 
-def _view(path: str, lines: Mapping[int, str], total: int | None, sha: str | None) -> AgentView:
-    if total is not None:
-        lines = {n: text for n, text in lines.items() if 1 <= n <= total}
-    return AgentView(path, MappingProxyType(dict(lines)), total, sha)
+def _ranges(numbers: Iterable[int]) -> str:
+    """1, 2, 3, 7 -> "1-3, 7"."""
+    out: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if out and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in out)
 
 
 class ReadOracle:
-    """Replays one session's `read` responses; see the module docstring."""
+    """Replays one session's `read` responses into the agent's copy; see the module docstring."""
 
     def __init__(self) -> None:
-        self._views: dict[str, AgentView] = {}
-        # The view as of the last full-scope response: what `diff` is computed from.
-        self._full: dict[str, AgentView] = {}
-        # Per line, the text the agent was last shown for it (by any response, of any
-        # version): what a range `unchanged` ("identical to what you last read of
-        # them") refers to when newer responses elided or dropped those lines.
-        self._seen: dict[str, dict[int, str]] = {}
+        self._copies: dict[str, _Copy] = {}
 
     # -- queries -------------------------------------------------------------
 
     def view(self, path: str) -> AgentView | None:
-        return self._views.get(path)
+        copy = self._copies.get(path)
+        if copy is None:
+            return None
+        lines = MappingProxyType({n: t for n, (t, _) in copy.held.items()})
+        return AgentView(path, lines, copy.total, copy.sha if isinstance(copy.sha, str) else None)
 
     def reconstruct(self, path: str) -> dict[int, str]:
-        """The lines the agent believes `path` has now (empty when it knows nothing)."""
-        view = self._views.get(path)
-        return dict(view.lines) if view else {}
-
-    def forget(self, path: str) -> None:
-        self._views.pop(path, None)
-        self._full.pop(path, None)
-        self._seen.pop(path, None)
-
-    def learn(self, path: str, start: int, lines: list[str]) -> None:
-        """The agent was shown these lines (from line *start*) by another channel, a
-        context pack: a later range read may rightly call them `unchanged`."""
-        seen = self._seen.setdefault(path, {})
-        for i, text in enumerate(lines):
-            seen[start + i] = text
+        """The lines the agent's copy holds (empty when it holds nothing)."""
+        copy = self._copies.get(path)
+        return {n: t for n, (t, _) in copy.held.items()} if copy else {}
 
     def check(self, path: str, current_text: str) -> list[str]:
-        """One message per believed line that `current_text` contradicts (or lacks)."""
-        view = self._views.get(path)
-        if view is None:
+        """One message per line an answer vouched for (for the bytes of the latest answer)
+        that `current_text` contradicts or lacks, and for a vouched length that differs."""
+        copy = self._copies.get(path)
+        if copy is None or copy.sha is None:
             return []
         actual = split_lines(current_text)
         problems = []
-        for n in sorted(view.lines):
-            believed = view.lines[n]
+        for n in sorted(copy.held):
+            believed, stamp = copy.held[n]
+            if stamp is None or stamp != copy.sha:
+                continue
             if n > len(actual):
                 problems.append(
                     f"{path}:{n}: agent believes {believed!r}, but the file has only {len(actual)} lines"
                 )
             elif actual[n - 1] != believed:
                 problems.append(f"{path}:{n}: expected {actual[n - 1]!r}, agent believes {believed!r}")
-        if view.total_lines is not None and view.total_lines != len(actual):
-            problems.append(f"{path}: agent believes {view.total_lines} lines, the file has {len(actual)}")
+        if copy.total is not None and copy.total_stamp is not None and copy.total_stamp == copy.sha \
+                and copy.total != len(actual):
+            problems.append(f"{path}: agent believes {copy.total} lines, the file has {len(actual)}")
         return problems
+
+    # -- what the agent got by other channels --------------------------------
+
+    def forget(self, path: str) -> None:
+        self._copies.pop(path, None)
+
+    def learn(self, path: str, start: int, lines: Sequence[str]) -> None:
+        """A context pack displayed these lines verbatim from line *start*: they
+        overwrite the copy there (a later answer may rightly call them unchanged)."""
+        copy = self._copies.setdefault(path, _Copy())
+        for i, text in enumerate(lines):
+            copy.held[start + i] = (text, None)
+
+    def learn_all(self, path: str, lines: Sequence[str]) -> None:
+        """The agent wrote the whole file (Write): the copy is exactly *lines*."""
+        copy = self._copies.setdefault(path, _Copy())
+        copy.held = {i: (text, None) for i, text in enumerate(lines, 1)}
+        copy.total, copy.total_stamp, copy.sha = len(lines), None, None
+
+    def edit(self, path: str, start: int, old_count: int, new_lines: Sequence[str]) -> None:
+        """The agent replaced lines start..start+old_count-1 with *new_lines* (Edit):
+        the copy holds what it wrote there, later lines shift with the edit. No answer
+        vouches for the new bytes yet, so nothing is checked until the next one."""
+        copy = self._copies.setdefault(path, _Copy())
+        shift = len(new_lines) - old_count
+        held: dict[int, tuple[str, Any]] = {}
+        for n, (text, _) in copy.held.items():
+            if n < start:
+                held[n] = (text, None)
+            elif n >= start + old_count:
+                held[n + shift] = (text, None)
+        for i, text in enumerate(new_lines):
+            held[start + i] = (text, None)
+        copy.held = held
+        if copy.total is not None:
+            copy.total += shift
+        copy.total_stamp = copy.sha = None
 
     # -- replay --------------------------------------------------------------
 
     def apply(self, response: Mapping[str, Any]) -> list[str]:
-        """Update the view of `response["path"]`; return the problems of the response itself."""
+        """Write `response` into the copy of its path; return the problems of the response itself."""
         if not isinstance(response, Mapping):
             return [f"response is not a JSON object: {type(response).__name__}"]
         mode = response.get("mode")
@@ -153,30 +226,42 @@ class ReadOracle:
         problems: list[str] = []
         if response.get("v") != 1:
             problems.append(f"{path}: protocol version {response.get('v')!r}, expected 1")
-        if response.get("deleted") is True or mode in ("deleted", "passthrough"):
+        if response.get("deleted") is True or mode == "deleted":
             self.forget(path)
             return problems
-        if mode not in (*SEGMENTED_MODES, "unchanged", "diff"):
-            self.forget(path)
-            return problems + [f"{path}: unknown mode {mode!r}"]
+        copy = self._copies.get(path)
+        if mode == "passthrough":  # nothing shown: the copy stays, nothing vouches for the file now
+            if copy is not None:
+                copy.sha = None
+            return problems
         total = response.get("total_lines")
-        if not _is_int(total) or total < 0:
-            self.forget(path)
-            return problems + [f"{path}: bad total_lines {total!r}"]
-        scope = self._scope(path, response.get("scope"), total, problems)
-        if scope is False:
-            self.forget(path)
-            return problems
-        sha = response.get("sha256") if isinstance(response.get("sha256"), str) else None
-        if mode == "unchanged":
-            self._apply_unchanged(path, scope, total, sha, problems)
-        elif mode == "diff":
-            self._apply_diff(path, response.get("text"), total, sha, problems)
+        if mode not in (*SEGMENTED_MODES, "unchanged", "diff"):
+            problems.append(f"{path}: unknown mode {mode!r}")
+            scope: tuple[int, int] | None | bool = False
+        elif not _is_int(total) or total < 0:
+            problems.append(f"{path}: bad total_lines {total!r}")
+            scope = False
         else:
-            self._apply_segmented(path, response, scope, total, sha, problems)
-        view = self._views.get(path)
-        if view is not None:  # what the agent last read of each line, in any version
-            self._seen.setdefault(path, {}).update(view.lines)
+            scope = self._scope(path, response.get("scope"), total, problems)
+        if mode == "diff" and scope not in (None, False):
+            problems.append(f"{path}: mode diff with a range scope {response.get('scope')!r}")
+            scope = False
+        if scope is False:  # uninterpretable: the copy stays, unvouched
+            if copy is not None:
+                copy.sha = None
+            return problems
+        sha = response.get("sha256")
+        if not isinstance(sha, str) or not sha:
+            problems.append(f"{path}: sha256 missing or not a string")
+            sha = object()  # this answer's own token: vouches for its lines, matches nothing older
+        if copy is None:
+            copy = self._copies[path] = _Copy()
+        if mode == "unchanged":
+            self._apply_unchanged(path, copy, scope, total, sha, problems)
+        elif mode == "diff":
+            self._apply_diff(path, copy, response.get("text"), total, sha, problems)
+        else:
+            self._apply_segmented(path, copy, response, scope, total, sha, problems)
         return problems
 
     @staticmethod
@@ -195,119 +280,90 @@ class ReadOracle:
             return None  # a range covering the whole file is the full scope
         return start, end
 
-    def _previous_line(self, path: str, n: int, problems: list[str], full_scope: bool) -> str | None:
-        """Line n of the agent's previous view, or None (with a problem) if it never had it.
-
-        For a full-scope response (a delta) "previous view" is the last full view: the
-        baseline deltas and diffs are computed against. For a range, it is the
-        freshest knowledge of that line: the text last shown for it (by a read or a
-        context pack), else the current view, else the last full view.
-        Whatever is taken, `check` still compares it with the file.
-        """
-        current = self._views.get(path)
-        full = self._full.get(path)
-        based = full.lines.get(n) if full else None
-        if full_scope:
-            if based is None:
-                problems.append(f"{path}: refers to previous line {n}, which the agent never had")
-            return based
-        mine = self._seen.get(path, {}).get(n)  # the text last shown for line n, by any channel
-        if mine is None:
-            mine = current.lines.get(n) if current else None
-        if mine is None and based is None:
-            problems.append(f"{path}: refers to previous line {n}, which the agent never had")
-            return None
-        return mine if mine is not None else based
-
-    def _store_range(
-        self, path: str, lo: int, hi: int, lines: dict[int, str], total: int, sha: str | None
-    ) -> None:
-        """Lines lo..hi become `lines`; outside knowledge survives only if the file is unchanged."""
-        previous = self._views.get(path)
-        same_file = previous is not None and sha is not None and previous.sha256 == sha
-        kept = {n: t for n, t in previous.lines.items() if not lo <= n <= hi} if same_file else {}
-        self._views[path] = _view(path, {**kept, **lines}, total, sha)
-        full = self._full.get(path)
-        if full is not None and sha is not None and full.sha256 == sha:
-            self._full[path] = _view(path, {**full.lines, **lines}, total, sha)
-
     def _apply_segmented(
         self,
         path: str,
+        copy: _Copy,
         response: Mapping[str, Any],
         scope: tuple[int, int] | None,
         total: int,
-        sha: str | None,
+        sha: Any,
         problems: list[str],
     ) -> None:
         lo, hi = scope if scope is not None else (1, total)
         segments = _segments(path, response.get("segments"), lo, hi, problems)
         text_lines = _text_lines(path, response.get("text"), problems)
-        new: dict[int, str] = {}
+        new: dict[int, tuple[str, Any]] = {}
         shown: set[int] = set()
+        elided: list[int] = []
         for seg in segments:
+            never_had = []
             for n in range(max(seg.start, lo), min(seg.end, hi) + 1):
                 if seg.kind == "shown":
                     shown.add(n)
                     if n in text_lines:
-                        new[n] = text_lines[n]
+                        new[n] = (text_lines[n], sha)
                     else:
                         problems.append(f"{path}: line {n} of a shown segment is missing from text")
                 elif seg.kind == "unchanged":
-                    line = self._previous_line(path, seg.source + n - seg.start, problems, scope is None)
-                    if line is not None:
-                        new[n] = line
+                    source = seg.source + n - seg.start
+                    had = copy.text(source)  # the copy as it was before this answer
+                    if had is None:
+                        never_had.append(source)
+                    else:
+                        new[n] = (had, sha)
+                else:
+                    elided.append(n)
+            if never_had:
+                problems.append(f"{path}: segment {seg.start}..{seg.end} (from {seg.source}) claims unchanged "
+                                f"for a line the agent never had: copy line {_ranges(never_had)}")
         for n in sorted(set(text_lines) - shown):
             problems.append(f"{path}: text shows numbered line {n} outside any shown segment")
         if scope is None:
-            # Lines an earlier response gave for these same bytes stay known even
-            # where this one elides them: the agent still has them in context.
-            self._views[path] = self._full[path] = _view(path, self._same_bytes_kept(path, new, total, sha),
-                                                         total, sha)
+            copy.held = new
+            copy.total, copy.total_stamp = total, sha
         else:
-            self._store_range(path, lo, hi, new, total, sha)
+            if elided:
+                problems.append(f"{path}: lines {_ranges(elided)} asked for, never shown (elided in a range answer)")
+            for n in range(lo, hi + 1):
+                copy.held.pop(n, None)
+            copy.held.update(new)
+        copy.sha = sha
 
     def _apply_unchanged(
-        self, path: str, scope: tuple[int, int] | None, total: int, sha: str | None, problems: list[str]
+        self, path: str, copy: _Copy, scope: tuple[int, int] | None, total: int, sha: Any, problems: list[str]
     ) -> None:
         if scope is None:
-            full = self._full.get(path)
-            if full is None:
-                problems.append(f"{path}: mode unchanged, but the agent has no previous full view")
-                return
-            if full.sha256 is not None and sha is not None and full.sha256 != sha:
-                problems.append(f"{path}: mode unchanged, but sha256 differs from the previous full view")
-            if full.total_lines != total:
-                problems.append(f"{path}: mode unchanged, but total_lines {total} != previous {full.total_lines}")
-            current = self._views.get(path, full)
-            self._views[path] = _view(path, current.lines, total, sha)
-            return
-        lo, hi = scope
-        lines = {}
-        for n in range(lo, hi + 1):
-            line = self._previous_line(path, n, problems, False)
-            if line is not None:
-                lines[n] = line
-        self._store_range(path, lo, hi, lines, total, sha)
+            # The file is the copy: every line it holds is vouched for now; unknown lines stay unknown.
+            if copy.total is None:
+                problems.append(f"{path}: mode unchanged, but the agent's copy has no known length "
+                                f"(no full-scope answer yet)")
+                copy.total = total
+            elif copy.total != total:
+                problems.append(f"{path}: mode unchanged, but total_lines {total} != the copy's {copy.total} lines")
+            copy.total_stamp = sha
+            copy.held = {n: (text, sha) for n, (text, _) in copy.held.items()}
+        else:
+            lo, hi = scope
+            missing = [n for n in range(lo, hi + 1) if n not in copy.held]
+            if missing:
+                problems.append(f"{path}: mode unchanged for lines {lo}..{hi}, but asked for lines never shown: "
+                                f"{_ranges(missing)}")
+            for n in range(lo, hi + 1):
+                if n in copy.held:
+                    copy.held[n] = (copy.held[n][0], sha)
+        copy.sha = sha
 
-    def _apply_diff(self, path: str, text: Any, total: int, sha: str | None, problems: list[str]) -> None:
-        full = self._full.get(path)
-        if full is None:
-            problems.append(f"{path}: mode diff, but the agent has no previous full view")
-        base = full.lines if full else {}
-        base_total = full.total_lines if full else None
+    def _apply_diff(self, path: str, copy: _Copy, text: Any, total: int, sha: Any, problems: list[str]) -> None:
+        if not copy.held and copy.total is None:
+            problems.append(f"{path}: mode diff, but the agent holds no copy of the file")
         hunks = _hunks(path, text, problems)
-        new = None if hunks is None else _patch(path, base, base_total, hunks, total, problems)
-        self._views[path] = self._full[path] = _view(path, self._same_bytes_kept(path, new or {}, total, sha),
-                                                     total, sha)
-
-    def _same_bytes_kept(self, path: str, new: dict[int, str], total: int, sha: str | None) -> dict[int, str]:
-        """Lines an earlier response gave for these same bytes stay known: the agent
-        still has them in context, whatever this response left out."""
-        previous = self._views.get(path)
-        if previous is None or sha is None or previous.sha256 != sha:
-            return new
-        return {**{n: t for n, t in previous.lines.items() if n <= total}, **new}
+        new = None if hunks is None else _patch(path, copy, hunks, total, sha, problems)
+        if new is None:  # the agent cannot apply it: its copy stays, nothing is vouched for
+            copy.sha = None
+            return
+        copy.held = new
+        copy.total, copy.total_stamp, copy.sha = total, sha, sha
 
 
 def _segments(path: str, raw: Any, lo: int, hi: int, problems: list[str]) -> list[_Segment]:
@@ -400,21 +456,17 @@ def _hunks(path: str, text: Any, problems: list[str]) -> list[_Hunk] | None:
 
 
 def _patch(
-    path: str,
-    base: Mapping[int, str],
-    base_total: int | None,
-    hunks: list[_Hunk],
-    total: int,
-    problems: list[str],
-) -> dict[int, str] | None:
-    """Apply hunks to the known lines of the previous full view; None when they cannot apply."""
-    new: dict[int, str] = {}
+    path: str, copy: _Copy, hunks: list[_Hunk], total: int, sha: Any, problems: list[str]
+) -> dict[int, tuple[str, Any]] | None:
+    """The copy after the hunks: lines outside them carried over (shifted, vouched for by
+    this answer), context and added lines as the diff shows them. None when they cannot apply."""
+    new: dict[int, tuple[str, Any]] = {}
     old_pos = new_pos = 1
 
     def carry(upto: int | None, shift: int) -> None:
-        for o, line in base.items():
+        for o, (line, _) in copy.held.items():
             if o >= old_pos and (upto is None or o < upto):
-                new[o + shift] = line
+                new[o + shift] = (line, sha)
 
     for h in hunks:
         # A zero count means "after line N", so the hunk really starts at N + 1.
@@ -427,17 +479,16 @@ def _patch(
         o, n = old_first, new_first
         for tag, content in h.body:
             if tag in " -":
-                had = base.get(o)
+                had = copy.text(o)
                 if had is not None and had != content:
-                    problems.append(f"{path}: diff expects old line {o} = {content!r}, the agent's view has {had!r}")
+                    problems.append(f"{path}: diff expects old line {o} = {content!r}, the agent's copy has {had!r}")
                 o += 1
             if tag in " +":
-                new[n] = content
+                new[n] = (content, sha)
                 n += 1
         old_pos, new_pos = old_first + h.old_count, new_first + h.new_count
     carry(None, new_pos - old_pos)
-    if base_total is not None and base_total + new_pos - old_pos != total:
-        problems.append(
-            f"{path}: diff turns {base_total} lines into {base_total + new_pos - old_pos}, response says {total}"
-        )
-    return new
+    if copy.total is not None and copy.total + new_pos - old_pos != total:
+        problems.append(f"{path}: diff turns the copy's {copy.total} lines into "
+                        f"{copy.total + new_pos - old_pos}, response says {total}")
+    return {n: entry for n, entry in new.items() if 1 <= n <= total}
