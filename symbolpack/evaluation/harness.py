@@ -592,13 +592,14 @@ class PackJudge:
             if lines is None or b > len(lines):
                 return False
             now = lines[a - 1:b]
-            given = self.given.get(sid)
-            if given is not None and given[1] == now:
-                return True
-            if self.read_oracle is not None:  # held from reads, line by line
+            if self.read_oracle is not None:
+                # The agent's copy decides, line by line: it holds what packs showed (learned
+                # below) and what reads showed since, so a later display of other text voids
+                # what an earlier pack gave, even if the file has come back to it.
                 known = self.read_oracle.reconstruct(path)
                 return all(known.get(n) == now[n - a] for n in range(a, b + 1))
-            return False
+            given = self.given.get(sid)
+            return given is not None and given[1] == now
         given = self.given.get(sid)
         if given is None:
             return False
