@@ -483,7 +483,7 @@ def _cost(block: str) -> int:
     return count_tokens(block + "\n")
 
 
-def allocate(slices: list[PackSlice], budget: int, given: dict[str, str], fixed_cost: int,
+def allocate(slices: list[PackSlice], budget: int, held: Callable[[PackSlice], bool], fixed_cost: int,
              code_first: Iterable[PackSlice], code_later: Iterable[PackSlice],
              fallback_cost: Callable[[PackSlice], int] | None = None) -> int:
     """Decide each slice's mode under *budget*; returns the tokens spent on slices.
@@ -497,7 +497,7 @@ def allocate(slices: list[PackSlice], budget: int, given: dict[str, str], fixed_
     """
     remaining = budget - fixed_cost
     for s in slices:
-        if given.get(s.sym.id) == s.sym.etag:
+        if held(s):
             s.mode = "unchanged"
     first = list(code_first)
     upgrades = []
@@ -594,20 +594,74 @@ def _order(slices: list[PackSlice]) -> list[PackSlice]:
     return sorted(slices, key=lambda s: (RELEVANCE_ORDER.get(s.relevance, 9), s.depth, s.sym.path, s.sym.lines[0]))
 
 
-def _with_session(ws, session_id: str | None, delta: bool, fn: Callable[[dict[str, str]], list[PackSlice]]):
-    """Run *fn(given)* inside the session lock and record the code it sent."""
-    if not delta:
-        return fn({})
-    with ws.store.session(session_id) as session:
-        given = session.given_symbols()
-        slices = fn(dict(given))
-        from .operations import record_given_lines
+class PackResult(dict):
+    """A pack (the protocol object) that also knows how to confirm its delivery:
+    front ends that print it call `commit()` after the write (see `Store.commit`)."""
 
+    def __init__(self, data: dict, commit: Callable[[], None] | None = None):
+        super().__init__(data)
+        self._commit = commit
+
+    def commit(self) -> None:
+        if self._commit is not None:
+            self._commit()
+            self._commit = None
+
+
+def _with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable[[PackSlice], bool]], list[PackSlice]],
+                  data_of: Callable[[str], bytes | None]):
+    """Run *fn(held)* inside the session lock, where *held(slice)* says whether the
+    agent's copy holds that symbol's whole code exactly as it is now; then write
+    what the pack shows into the copy. Returns (slices, commit or None)."""
+    store = ws.store_or_none() if delta and session_id is not None else None
+    if store is None:
+        return fn(lambda s: False), None
+    from .sources import split_text_lines
+    from .workspace import sha256_hex
+
+    def load(sha: str):
+        raw = store.get_object(sha)
+        return None if raw is None else split_text_lines(raw.decode("utf-8", "surrogateescape"))
+
+    with store.session(session_id) as session:
+        versions: dict[str, tuple[bytes, str] | None] = {}
+
+        def version(path: str):
+            if path not in versions:
+                raw = data_of(path)
+                versions[path] = None if raw is None else (raw, sha256_hex(raw))
+            return versions[path]
+
+        def held(s: PackSlice) -> bool:
+            v = version(s.sym.path)
+            if v is None:
+                return False
+            a, b = s.sym.lines
+            return session.copy(s.sym.path).holds(a, b, v[1], s.lines, load)
+
+        slices = fn(held)
+        from .operations import record_pack_display
+
+        intent = session.new_intent()
+        shown: dict[str, list[tuple[int, int]]] = {}  # code, verbatim and numbered
+        confirmed: dict[str, list[tuple[int, int]]] = {}  # [UNCHANGED] stubs: the copy is right there
+        headers: dict[str, list[tuple[int, int]]] = {}  # signatures: shown, but not as numbered lines
         for s in slices:
+            a, b = s.sym.lines
             if s.mode == "code":
-                session.give_symbol(s.sym.id, s.sym.etag)
-                record_given_lines(ws.store, session, s.sym.path, s.lines, s.sym.lines[0], s.sym.lines[1])
-        return slices
+                shown.setdefault(s.sym.path, []).append((a, b))
+            elif s.mode == "unchanged":
+                confirmed.setdefault(s.sym.path, []).append((a, b))
+            else:
+                body = s.sym.body
+                headers.setdefault(s.sym.path, []).append((a, body[0] - 1 if body and body[0] > a else a))
+        for path in set(shown) | set(confirmed) | set(headers):
+            v = version(path)
+            if v is None:
+                continue
+            record_pack_display(store, session, path, v[0], v[1], shown.get(path, []), intent,
+                                confirmed=confirmed.get(path, []), forget=headers.get(path, []))
+        return slices, ((lambda: store.commit(intent)) if shown else None)
 
 
 # --------------------------------------------------------------------------- related symbols
@@ -621,6 +675,11 @@ def _symbol(graph: CallGraph, symbol_id: str) -> SymbolSlice | None:
                 facts = graph.facts(p)
                 break
     return facts.by_id.get(symbol_id) if facts else None
+
+
+def _data_of(graph: CallGraph, path: str) -> bytes | None:
+    facts = graph.facts(path)
+    return facts.data if facts else None
 
 
 def _lines_of(graph: CallGraph, path: str) -> list[str]:
@@ -698,8 +757,9 @@ def related_symbols(graph: CallGraph, changed: Sequence[SymbolSlice]) -> list[tu
 # --------------------------------------------------------------------------- diff-context
 
 def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
-                 delta: bool = True, budget: int = DEFAULT_BUDGET) -> dict:
-    """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*."""
+                 delta: bool = True, budget: int = DEFAULT_BUDGET, confirm: bool = True) -> PackResult:
+    """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*.
+    *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery)."""
     check_budget(budget)
     root = _git_root(ws)
     base_sha = _rev(root, base, "base")
@@ -717,8 +777,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
         label = f"{base}..{head}" if head else base
         if not changes:
             text = f"no changes against {label}" if not head else f"no changes between {base} and {head}"
-            return {"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text), "slices": [],
-                    "unchanged": [], "diffs": [], "cache_stats": _cache_stats([]), "text": text}
+            return PackResult({"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text), "slices": [],
+                    "unchanged": [], "diffs": [], "cache_stats": _cache_stats([]), "text": text})
         changed_ids: dict[str, SymbolSlice] = {}
         for c in changes:
             if c.parsed:
@@ -759,11 +819,11 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
             s.cut = False
             return cost
 
-        def decide(given: dict[str, str]) -> list[PackSlice]:
+        def decide(held: Callable[[PackSlice], bool]) -> list[PackSlice]:
             work = list(slices)
             mandatory = _diffs(changes, everything)  # what no slice can show
             fixed = sum(_cost(_diff_block(d)) for d in mandatory) + FRAME_TOKENS
-            allocate(work, budget, given, fixed, [s for s in work if s.relevance == "contains_diff"],
+            allocate(work, budget, held, fixed, [s for s in work if s.relevance == "contains_diff"],
                      [s for s in work if s.relevance != "contains_diff"], fallback_cost)
             def draw() -> str:
                 visible = {s.sym.id for s in work if s.relevance == "contains_diff" and s.mode in ("code", "unchanged")}
@@ -783,12 +843,14 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
                     f"{len(pack_diffs)} diffs; {stubs} [UNCHANGED]; budget {budget} ==")
 
         texts: list[str] = []
-        final = _with_session(ws, sid, delta, decide)
+        final, commit = _with_session(ws, sid, delta, decide, lambda path: _data_of(graph, path))
+        if confirm and commit is not None:
+            commit()
         text = texts[0]
         unchanged = [s.sym.id for s in final if s.mode == "unchanged"]
-        return {"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text),
+        return PackResult({"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text),
                 "slices": [s.to_json() for s in final], "unchanged": unchanged, "diffs": pack_diffs,
-                "cache_stats": _cache_stats(final), "text": text}
+                "cache_stats": _cache_stats(final), "text": text}, None if confirm else commit)
     finally:
         if graph.cache:
             graph.cache.close()
@@ -863,8 +925,9 @@ def _relative(root: Path, path_part: str) -> str | None:
 
 
 def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
-                 session_id: str | None = None, delta: bool = True) -> dict:
-    """The entry symbol with code, its callees (and callers) breadth-first to *depth*, under *budget*."""
+                 session_id: str | None = None, delta: bool = True, confirm: bool = True) -> PackResult:
+    """The entry symbol with code, its callees (and callers) breadth-first to *depth*, under *budget*.
+    *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery)."""
     check_budget(budget)
     if depth < 0:
         raise SymbolpackError(f"--depth must be 0 or more (got {depth})")
@@ -911,19 +974,21 @@ def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAU
 
         texts: list[str] = []
 
-        def decide(given: dict[str, str]) -> list[PackSlice]:
+        def decide(held: Callable[[PackSlice], bool]) -> list[PackSlice]:
             work = list(slices)
-            allocate(work, budget, given, FRAME_TOKENS + count_tokens(extra),
+            allocate(work, budget, held, FRAME_TOKENS + count_tokens(extra),
                      [s for s in work if s.relevance == "entry"], [s for s in work if s.depth == 1])
             texts[:] = [fit(work, budget, lambda: render(work, [], footer(work)))]
             return work
 
-        final = _with_session(ws, sid, delta, decide)
+        final, commit = _with_session(ws, sid, delta, decide, lambda path: _data_of(graph, path))
+        if confirm and commit is not None:
+            commit()
         text = texts[0]
         unchanged = [s.sym.id for s in final if s.mode == "unchanged"]
-        return {"v": 1, "entry": start.id, "depth": depth, "session_id": sid, "budget_used": count_tokens(text),
+        return PackResult({"v": 1, "entry": start.id, "depth": depth, "session_id": sid, "budget_used": count_tokens(text),
                 "slices": [s.to_json() for s in final], "unchanged": unchanged, "unresolved": unresolved,
-                "cache_stats": _cache_stats(final), "text": text}
+                "cache_stats": _cache_stats(final), "text": text}, None if confirm else commit)
     finally:
         if graph.cache:
             graph.cache.close()

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from symbolpack.context import context_pack, diff_context
 from symbolpack.context_cli import add_context_parsers
 from symbolpack.operations import Workspace
-from symbolpack.workspace import SymbolpackError
+from symbolpack.sources import split_text_lines
+from symbolpack.workspace import SymbolpackError, sha256_hex
 
 from conftest import git
 
@@ -84,16 +89,40 @@ def added_lines(root: Path, base: str, head: str | None = None) -> dict[str, set
     return result
 
 
+def copy_holds(ws: Workspace, session_id: str) -> Callable[[dict], bool]:
+    """held(slice): the session's agent copy holds that slice's whole code as the file has it now."""
+    store = ws.store
+
+    def load(sha: str):
+        raw = store.get_object(sha)
+        return None if raw is None else split_text_lines(raw.decode("utf-8"))
+
+    def held(s: dict) -> bool:
+        data = (ws.root / s["path"]).read_bytes()
+        a, b = s["lines"]
+        with store.session(session_id, write=False) as session:
+            return session.copy(s["path"]).holds(a, b, sha256_hex(data), split_text_lines(data.decode()), load)
+
+    return held
+
+
 def assert_every_change_visible(result: dict, root: Path, base: str = "HEAD", head: str | None = None,
-                                given: dict[str, str] | None = None) -> None:
+                                held: Callable[[dict], bool] | None = None) -> None:
+    """Every changed line is in a slice with code, in an [UNCHANGED] slice the session's copy
+    holds (checked through *held*), in a diff, or its file is summarized by name in the text."""
     shown: dict[str, list[tuple[int, int]]] = {}
     for s in result["slices"]:
         if s["code"] is not None or s["id"] in result["unchanged"]:
             shown.setdefault(s["path"], []).append(tuple(s["lines"]))
         if s["id"] in result["unchanged"]:
-            assert given is None or given.get(s["id"]) == s["etag"]
+            assert held is None or held(s), f"{s['id']} claimed [UNCHANGED], but the copy does not hold it"
     in_diffs: dict[str, set[int]] = {}
+    summarized: set[str] = set()
     for d in result["diffs"]:
+        if d["diff"] is None:
+            assert d["summary"] and d["summary"] in result["text"], d
+            summarized.add(d["path"])
+            continue
         n = None
         for line in d["diff"].splitlines():
             m = re.match(r"@@ -\S+ \+(\d+)(?:,\d+)? @@", line)
@@ -108,6 +137,8 @@ def assert_every_change_visible(result: dict, root: Path, base: str = "HEAD", he
             elif line.startswith(" "):
                 n += 1
     for path, lines in added_lines(root, base, head).items():
+        if path in summarized:
+            continue
         for n in lines:
             ok = any(a <= n <= b for a, b in shown.get(path, ())) or n in in_diffs.get(path, set())
             assert ok, f"{path}:{n} changed but not visible"
@@ -121,7 +152,7 @@ def check_shape(result: dict) -> None:
         assert s["relevance"] in ("contains_diff", "caller", "callee", "test")
     assert set(result["cache_stats"]) == {"hits", "misses", "hit_rate"}
     for d in result["diffs"]:
-        assert set(d) == {"path", "diff"}
+        assert set(d) == ({"path", "diff"} if d["diff"] is not None else {"path", "diff", "summary"})
 
 
 def file_lines(root: Path, s: dict) -> str:
@@ -195,9 +226,8 @@ def test_session_delta_unchanged_then_changed_again(shop):
     assert "[UNCHANGED]" in second["text"]
     assert second["cache_stats"]["hits"] >= 1 and second["cache_stats"]["hit_rate"] > 0
     assert second["budget_used"] < first["budget_used"]
-    with ws.store.session("s1", write=False) as session:
-        given = session.given_symbols()
-    assert_every_change_visible(second, shop, given=given)
+    assert copy_holds(ws, "s1")(stub)  # the stub leans on code the agent's copy holds as it is now
+    assert_every_change_visible(second, shop, held=copy_holds(ws, "s1"))
     edit(shop, "cart.py", "return cart.subtotal() * 3", "return cart.subtotal() * 4")
     third = diff_context(ws, session_id="s1")
     assert "cart.py:python:checkout" not in third["unchanged"]
@@ -432,3 +462,34 @@ def test_cli_commands(shop, capsys, monkeypatch):
     assert code == 0 and "checkout" in out
     with pytest.raises(SymbolpackError):
         run_cli(["diff-context", "--budget", "-1"], capsys)
+
+
+# --------------------------------------------------------------------------- real processes
+
+def tldrs(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if k != "SYMBOLPACK_SESSION_ID"}
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", *args], cwd=root, env=full_env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_cli_refresh_voids_unchanged_stubs_through_the_copy(shop):
+    """A pack writes what it showed into the agent's copy: the next pack of the same change
+    gives [UNCHANGED] stubs; `session refresh FILE` forgets the file, so the pack after it
+    gives the code again, never a stub for lines the agent may have lost."""
+    edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
+    pack = ["diff-context", "--session-id", "r1", "--format", "json"]
+    first = json.loads(tldrs(shop, *pack).stdout)
+    assert first["unchanged"] == [] and by_id(first)["cart.py:python:checkout"]["code"]
+    second = json.loads(tldrs(shop, *pack).stdout)
+    assert "cart.py:python:checkout" in second["unchanged"]
+    assert "[UNCHANGED]" in second["text"]
+    tldrs(shop, "session", "refresh", "cart.py", "--session-id", "r1")
+    third = json.loads(tldrs(shop, *pack).stdout)
+    assert not any(i.startswith("cart.py:") for i in third["unchanged"]), third["unchanged"]
+    assert "* 3" in by_id(third)["cart.py:python:checkout"]["code"]
+    assert_every_change_visible(third, shop)
+    fourth = json.loads(tldrs(shop, *pack).stdout)  # given again, so held again
+    assert "cart.py:python:checkout" in fourth["unchanged"]
