@@ -1,7 +1,9 @@
-"""The view invariant, as a property: random edits (including reverts to earlier
-versions), reads in every mode (full, skeleton, range, symbol drill-in, forced,
-refreshed) and context packs; after every response the agent's view, rebuilt from
-the responses alone by the oracle, holds no wrong line."""
+"""The copy invariant, as a property: random edits (including reverts to earlier
+versions), reads in every mode (full, skeleton, range, whole-file range, symbol
+drill-in, forced), refreshes of the file or of a range, context packs, and
+answers killed before or after they reached the agent; after every delivered
+response the agent's copy, rebuilt from the responses alone by the oracle, holds
+no wrong line and the response leans on nothing the agent does not hold."""
 
 from __future__ import annotations
 
@@ -50,7 +52,12 @@ read = st.one_of(
     st.tuples(st.just("symbol"), st.floats(0, 1), st.just(0)),
     st.tuples(st.just("forced"), st.just(0.0), st.just(0)),
     st.tuples(st.just("refresh"), st.just(0.0), st.just(0)),
+    st.tuples(st.just("refresh_range"), st.floats(0, 1), st.integers(1, 30)),
+    st.tuples(st.just("everything"), st.just(0.0), st.just(0)),  # --offset 1 --limit 100000
     st.tuples(st.just("pack"), st.floats(0, 1), st.just(0)),  # a context pack gives code
+    # a read killed after saving its record: before its answer was written (lost),
+    # or after (delivered, but never committed)
+    st.tuples(st.just("killed"), st.floats(0, 1), st.sampled_from(["lost", "delivered"])),
 )
 steps = st.lists(st.one_of(edit, read, read), min_size=3, max_size=25)
 
@@ -95,7 +102,13 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
                     continue
                 if op == "refresh":
                     refresh(ws, path, "s")
+                    oracle.forget(path.name)
                     continue
+                if op == "refresh_range":
+                    start = 1 + int(where * max(len(lines) - 1, 0))
+                    if lines:
+                        refresh(ws, path, "s", offset=start, limit=arg)
+                    continue  # the agent keeps believing them: the engine must not lean on them
                 if op == "pack":
                     syms = ws.symbols_of(path.name, path.read_bytes())
                     if not syms:
@@ -108,7 +121,14 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
                             oracle.learn(piece["path"], piece["lines"][0], piece["code"].split("\n"))
                     continue
                 kwargs = {}
-                if op == "range":
+                killed = None
+                if op == "killed":
+                    killed = arg
+                    op, kwargs = ("range", {"offset": 1 + int(where * max(len(lines) - 1, 0)), "limit": 9}) \
+                        if where < 0.5 else ("full", {})
+                elif op == "everything":
+                    kwargs = {"offset": 1, "limit": 100000}
+                elif op == "range":
                     kwargs = {"offset": 1 + int(where * max(len(lines) - 1, 0)), "limit": arg}
                 elif op == "forced":
                     kwargs = {"force_full": True}
@@ -118,10 +138,13 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
                         continue
                     kwargs = {"symbol": syms[int(where * (len(syms) - 1))].id}
                 try:
-                    response = read_file(ws, path, "s", policy=policy, **kwargs).response
+                    result = read_file(ws, path, "s", policy=policy, confirm=killed is None, **kwargs)
                 except SymbolpackError as exc:
                     assert "past the end" in str(exc) or "no symbol" in str(exc), exc
                     continue
+                response = result.response
+                if killed == "lost":
+                    continue  # recorded as pending, never seen by the agent, never committed
                 problems = oracle.apply(response)
                 assert not problems, (problems, response)
                 wrong = oracle.check(response["path"], path.read_text())
