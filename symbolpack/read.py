@@ -235,7 +235,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
         return _unchanged(request, current, copy)
     upto = copy.extent()
     old, known = copy.texts(load, upto)
-    if upto == total and all(old[n] == lines[n - 1] for n in range(1, total + 1)):
+    if upto == total == copy.length and all(old[n] == lines[n - 1] for n in range(1, total + 1)):
         # mixed versions, same text everywhere (an edit and its revert): the copy is
         # right as it stands; record it as this version
         hidden = copy.hidden_runs()
@@ -245,7 +245,8 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
         return _plain(request, current, None, copy)
     full_tokens = current.full_tokens()
     candidates: list[ReadOutcome] = []
-    if all(t is not None for t in old[1:]):  # a diff's old side must be wholly known to us
+    if upto == copy.length and all(t is not None for t in old[1:]):
+        # a diff's old side is the copy: every line of it known to us, none past its length
         diff = unified_diff(old[1:], lines)
         if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
             candidates.append(_diff_outcome(request, current, copy, upto, known, diff))

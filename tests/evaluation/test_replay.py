@@ -160,40 +160,53 @@ CHUNK = 8
 
 
 def fake_diff_context(lie: str = ""):
-    """A small honest diff-context (fixed-size chunks stand in for symbols), or one that lies."""
-    given: dict[str, str] = {}
+    """A small honest diff-context (fixed-size chunks stand in for symbols) that keeps
+    the agent's copy through the engine's own store, or one that lies."""
+    from symbolpack.operations import record_pack_display
+    from symbolpack.sources import split_text_lines
 
     def diff_context(ws, base="HEAD", session_id=None, delta=True):
         root = ws.root
         names = subprocess.run(["git", "diff", "--no-renames", "--name-only", base], cwd=root, capture_output=True,
                                text=True, check=True).stdout.split()
         slices, unchanged, diffs, texts = [], [], [], []
-        for rel in names:
-            path = root / rel
-            if not path.exists():
-                diffs.append({"path": rel, "diff": ""})
-                texts.append(f"deleted: {rel}")
-                continue
-            lines = split_lines(path.read_text())
-            for k in range(0, len(lines), CHUNK):
-                a, b = k + 1, min(k + CHUNK, len(lines))
-                sid = f"{rel}:chunk:{a}"
-                code = "\n".join(lines[a - 1:b])
-                if lie == "off-by-one" and k == 0:
-                    code = "\n".join(lines[a:b + 1])
-                etag = hashlib.sha256(code.encode()).hexdigest()
-                if lie == "never-given" and delta:
-                    unchanged.append(sid + ":x")
-                if (delta and given.get(sid) == etag) or (lie == "no-delta-claims" and not delta):
-                    unchanged.append(sid)
-                    slices.append({"id": sid, "path": rel, "lines": [a, b], "code": None, "etag": etag})
+
+        def load(sha):
+            raw = ws.store.get_object(sha)
+            return None if raw is None else split_text_lines(raw.decode())
+
+        with ws.store.session(session_id) as session:
+            for rel in names:
+                path = root / rel
+                if not path.exists():
+                    diffs.append({"path": rel, "diff": ""})
+                    texts.append(f"deleted: {rel}")
                     continue
-                if lie == "hide-changes" and k > 0:
-                    continue
-                slices.append({"id": sid, "path": rel, "lines": [a, b], "code": code, "etag": etag})
+                data = path.read_bytes()
+                sha = hashlib.sha256(data).hexdigest()
+                lines = split_lines(data.decode())
+                shown = []
+                for k in range(0, len(lines), CHUNK):
+                    a, b = k + 1, min(k + CHUNK, len(lines))
+                    sid = f"{rel}:chunk:{a}"
+                    code = "\n".join(lines[a - 1:b])
+                    if lie == "off-by-one" and k == 0:
+                        code = "\n".join(lines[a:b + 1])
+                    etag = hashlib.sha256(code.encode()).hexdigest()
+                    if lie == "never-given" and delta:
+                        unchanged.append(sid + ":x")
+                    held = delta and session.copy(rel).holds(a, b, sha, lines, load)
+                    if held or (lie == "no-delta-claims" and not delta):
+                        unchanged.append(sid)
+                        slices.append({"id": sid, "path": rel, "lines": [a, b], "code": None, "etag": etag})
+                        continue
+                    if lie == "hide-changes" and k > 0:
+                        continue
+                    slices.append({"id": sid, "path": rel, "lines": [a, b], "code": code, "etag": etag})
+                    shown.append((a, b))
+                    texts.append(code)
                 if delta:
-                    given[sid] = etag
-                texts.append(code)
+                    record_pack_display(ws.store, session, rel, data, sha, shown, None)
         return {"v": 1, "base": base, "session_id": session_id, "slices": slices, "unchanged": unchanged,
                 "diffs": diffs, "text": "\n".join(texts)}
 
