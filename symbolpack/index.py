@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 
 from .languages import has_query, language_for_path, query_version
 from .symbols import Reference, SymbolRecord, SymbolSlice, bind, parse_bytes
-from .workspace import SymbolpackError, display_path, find_repo_root, sha256_hex, state_dir
+from .workspace import StateUnavailable, SymbolpackError, display_path, find_repo_root, sha256_hex, state_dir
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
 _POOL_MIN_FILES = 24
@@ -259,7 +259,12 @@ class Index:
     def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None):
         self.root = root.resolve()
         self.jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-        self.cache = DiskCache(state_dir(self.root) / "cache") if use_cache else None
+        self.cache = None
+        if use_cache:
+            try:
+                self.cache = DiskCache(state_dir(self.root) / "cache")
+            except StateUnavailable:  # no state directory: parse without a cache
+                pass
 
     def close(self) -> None:
         if self.cache is not None:

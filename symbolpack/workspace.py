@@ -51,21 +51,61 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
     return here.parent if here.is_file() else here
 
 
+class StateUnavailable(SymbolpackError):
+    """symbolpack's state directory cannot be found or created (an unwritable
+    directory, `$SYMBOLPACK_DIR` under a file, no home directory). Raised by
+    `state_dir`; the OSError behind it is its `__cause__`. A read must not fail
+    for it: the caller answers with a plain read and records nothing."""
+
+
 def state_dir(root: Path, create: bool = True) -> Path:
-    """`<root>/.symbolpack`, or `$SYMBOLPACK_DIR`; created 0700 with a `*` .gitignore."""
+    """Where symbolpack keeps the state of the project at *root*, created 0700 with
+    a `*` .gitignore when *create*:
+
+    - `$SYMBOLPACK_DIR` when set;
+    - inside a git repository: `<root>/.symbolpack`;
+    - outside any repository: `$XDG_STATE_HOME/symbolpack/<name>-<hash of root>`
+      (default `~/.local/state`), so reading `/etc/hostname` never writes `/etc/.symbolpack`.
+
+    Raises `StateUnavailable` (never a bare OSError) when it cannot be had."""
     override = os.environ.get("SYMBOLPACK_DIR")
-    path = Path(override).expanduser().resolve() if override else root / STATE_DIR_NAME
-    if create:
-        ensure_private_dir(path)
-        ignore = path / ".gitignore"
-        if not ignore.exists():
-            try:
-                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "w") as fh:
-                    fh.write("*\n")
-            except FileExistsError:
-                pass
+    try:
+        if override:
+            path = Path(override).expanduser().resolve()
+        elif (root / ".git").exists() or find_repo_root(root) is not None:
+            path = root / STATE_DIR_NAME
+        else:
+            path = user_state_dir(root)
+        if create:
+            ensure_private_dir(path)
+            ignore = path / ".gitignore"
+            if not ignore.exists():
+                try:
+                    fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                    with os.fdopen(fd, "w") as fh:
+                        fh.write("*\n")
+                except FileExistsError:
+                    pass
+    except OSError as exc:
+        detail = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+        raise StateUnavailable(f"symbolpack state unavailable ({detail})") from exc
     return path
+
+
+def user_state_dir(root: Path) -> Path:
+    """`$XDG_STATE_HOME/symbolpack/<name>-<hash>` (default `~/.local/state`) for a
+    directory outside any repository."""
+    base = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative value is ignored
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):
+            raise StateUnavailable("symbolpack state unavailable: no home directory and no $XDG_STATE_HOME")
+        base = os.path.join(home, ".local", "state")
+    home = Path(base)
+    resolved = str(Path(root).resolve())
+    name = "".join(c if c.isalnum() or c in "._-" else "-" for c in Path(resolved).name)[:40].strip(".-")
+    digest = sha256_hex(resolved.encode("utf-8", "surrogateescape"))[:16]
+    return home / "symbolpack" / f"{name or 'root'}-{digest}"
 
 
 def ensure_private_dir(path: Path) -> Path:

@@ -16,9 +16,11 @@ def git(cwd: Path, *args: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch):
+def _isolated_env(monkeypatch, tmp_path_factory):
     for var in ("SYMBOLPACK_DIR", "SYMBOLPACK_SESSION_ID"):
         monkeypatch.delenv(var, raising=False)
+    # state of directories outside any repository goes here, never to the real ~/.local/state
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
 
 
 @pytest.fixture

@@ -191,8 +191,6 @@ def test_diff_context_without_a_session_is_no_delta(make_repo):
     assert not list((repo / ".symbolpack").glob("sessions/*.json"))
 
 
-@pytest.mark.xfail(reason="needs operations.read_file(session_id=None): a plain read recording nothing",
-                   strict=False)
 def test_read_without_a_session_is_a_plain_read_that_records_nothing(make_repo):
     text = "".join(f"line {i}\n" for i in range(30))
     repo = make_repo({"notes.txt": text})
