@@ -28,12 +28,13 @@ class ReadResult:
     """A protocol response, the exit code the CLI should end with, and the intent to
     commit once the response has been delivered whole (`commit()`)."""
 
-    __slots__ = ("response", "exit_code", "_commit")
+    __slots__ = ("response", "exit_code", "_commit", "fallback")
 
-    def __init__(self, response: dict, exit_code: int = 0, commit=None):
+    def __init__(self, response: dict, exit_code: int = 0, commit=None, fallback: str | None = None):
         self.response = response
         self.exit_code = exit_code
         self._commit = commit
+        self.fallback = fallback  # why a plain read answered a re-read (`ReadOutcome.fallback`)
 
     def commit(self) -> None:
         """Call after the answer reached the agent (written and flushed)."""
@@ -179,7 +180,8 @@ def read_file(
         session.record_read(response["mode"], response["tokens"], response["full_tokens"] or 0)
         for item in outcome.drill_ins:
             session.record_drill_in({"path": source.rel, **item})
-    result = ReadResult(response, commit=(lambda: store.commit(intent)) if intent else None)
+    result = ReadResult(response, commit=(lambda: store.commit(intent)) if intent else None,
+                        fallback=outcome.fallback)
     if confirm:
         result.commit()
     return result

@@ -100,14 +100,19 @@ class Current:
 class ReadOutcome:
     """The response, the agent's copy after it, and drill-ins to record."""
 
-    __slots__ = ("response", "copy", "scope", "drill_ins")
+    __slots__ = ("response", "copy", "scope", "drill_ins", "fallback")
 
     def __init__(self, response: dict, copy: AgentCopy, scope: tuple[int, int] | None,
-                 drill_ins: list[dict] | None = None):
+                 drill_ins: list[dict] | None = None, fallback: str | None = None):
         self.response = response
         self.copy = copy
         self.scope = scope
         self.drill_ins = drill_ins or []
+        # why a plain read answered where the copy held something: "pending" (an
+        # answer may not have arrived), "mixed" (the copy cannot be the old side of
+        # a diff and no parser gives a delta), "baseline" (a version is missing),
+        # "gate"/"cost" (a diff or delta would not pay), "truncated", "forced"
+        self.fallback = fallback
 
     @property
     def changes_copy_text(self) -> bool:
@@ -167,15 +172,16 @@ def decide(
     *parse* (optional) gives the symbols of the copy's text, to name removed ones."""
     scope = request_scope(request, len(current.lines))
     plain_only = request.force_full or degraded
-    if scope is None:
-        if asks_for_lines(request) and (copy.length is None or copy.hidden_runs()):
-            plain_only = True  # the agent asked for every line; some are not in its copy
+    if scope is None and asks_for_lines(request) and (copy.length is None or copy.hidden_runs()):
+        # the agent asked for every line and some are not in its copy: send them all
+        outcome = _plain(request, current, None, copy)
+    elif scope is None:
         outcome = _full_scope(request, current, copy, load, policy, plain_only, parse)
     else:
         outcome = _range_scope(request, current, scope, copy, load, plain_only)
     if outcome.response["tokens"] > outcome.response["full_tokens"]:
         # the invariant of the product: never more than a plain read of the scope
-        outcome = _plain(request, current, scope, copy)
+        outcome = _plain(request, current, scope, copy, "cost")
     outcome.drill_ins = _drill_ins(request, scope, copy)
     return outcome
 
@@ -200,7 +206,7 @@ def _response(request: ReadRequest, current: Current, mode: str, text: str, scop
     return out
 
 
-def _plain(request, current, scope, copy: AgentCopy) -> ReadOutcome:
+def _plain(request, current, scope, copy: AgentCopy, fallback: str | None = None) -> ReadOutcome:
     total = len(current.lines)
     start, end = scope if scope else (1, total)
     text = numbered_text(current.lines, start, end)
@@ -212,7 +218,7 @@ def _plain(request, current, scope, copy: AgentCopy) -> ReadOutcome:
         new_copy = copy.replaced(total, current.sha256, [True] * (total + 1))
     else:
         new_copy = copy.written(start, end, current.sha256)
-    return ReadOutcome(response, new_copy, scope)
+    return ReadOutcome(response, new_copy, scope, fallback=fallback)
 
 
 def _unchanged(request, current, copy: AgentCopy) -> ReadOutcome:
@@ -226,11 +232,11 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
     lines = current.lines
     total = len(lines)
     if plain_only:
-        return _plain(request, current, None, copy)
+        return _plain(request, current, None, copy, "forced")
     if copy.length is None:  # no whole-file answer yet (range reads at most)
         return _first_read(request, current, copy, policy)
     if copy.pending:
-        return _plain(request, current, None, copy)  # an answer may not have arrived: unsure
+        return _plain(request, current, None, copy, "pending")  # an answer may not have arrived: unsure
     if copy.in_sync(current.sha256, total):
         return _unchanged(request, current, copy)
     upto = copy.extent()
@@ -241,10 +247,13 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
         hidden = copy.hidden_runs()
         return _unchanged(request, current,
                           copy.replaced(total, current.sha256, known, hidden))
-    if not current.diffable or total < upto * policy.truncation_share or not any(known):
-        return _plain(request, current, None, copy)
+    if not current.diffable or total < upto * policy.truncation_share:
+        return _plain(request, current, None, copy, "truncated")
+    if not any(known):
+        return _plain(request, current, None, copy, "baseline" if copy.runs else None)
     full_tokens = current.full_tokens()
     candidates: list[ReadOutcome] = []
+    diff_possible = upto == copy.length and all(t is not None for t in old[1:])
     if upto == copy.length and all(t is not None for t in old[1:]):
         # a diff's old side is the copy: every line of it known to us, none past its length
         diff = unified_diff(old[1:], lines)
@@ -259,7 +268,8 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
     for outcome in candidates:
         if outcome.response["tokens"] <= full_tokens:
             return outcome
-    return _plain(request, current, None, copy)
+    mixed = not diff_possible and current.symbols is None
+    return _plain(request, current, None, copy, "mixed" if mixed else ("cost" if candidates else "gate"))
 
 
 def _first_read(request, current, copy, policy) -> ReadOutcome:
@@ -292,8 +302,10 @@ def _copy_after(copy: AgentCopy, current: Current, segments) -> AgentCopy:
 
 def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> ReadOutcome:
     start, end = scope
-    if plain_only or not copy.holds(start, end, current.sha256, current.lines, load):
-        return _plain(request, current, scope, copy)
+    if plain_only:
+        return _plain(request, current, scope, copy, "forced")
+    if not copy.holds(start, end, current.sha256, current.lines, load):
+        return _plain(request, current, scope, copy, "pending" if copy.uncertain(start, end) else None)
     text = f"[UNCHANGED] {request.path} lines {start}-{end}: identical to what you last read of them."
     full_tokens = count_tokens(numbered_text(current.lines, start, end))
     response = _response(request, current, "unchanged", text, scope, None, full_tokens)

@@ -185,10 +185,18 @@ class PackRecord:
     failures: list[str] = field(default_factory=list)
 
 
-def _symbolpack_read(ws, path: Path, session_id: str, **kwargs) -> dict:
+def _symbolpack_reader(fallbacks: dict[str, int]) -> Engine:
+    """The real engine, in-process; counts why plain reads answered re-reads (the
+    fail-open cases: an unsure copy, a mixed copy no diff can start from, ...)."""
     from ..operations import read_file
 
-    return read_file(ws, path, session_id, **kwargs).response
+    def read(ws, path: Path, session_id: str, **kwargs) -> dict:
+        result = read_file(ws, path, session_id, **kwargs)
+        if result.fallback:
+            fallbacks[result.fallback] = fallbacks.get(result.fallback, 0) + 1
+        return result.response
+
+    return read
 
 
 class EvalSession:
@@ -200,7 +208,8 @@ class EvalSession:
         self.root = Path(root).resolve()
         self.ws = Workspace(self.root)
         self.session_id = session_id
-        self.engine = engine or _symbolpack_read
+        self.fallbacks: dict[str, int] = {}  # plain reads of re-reads, by reason
+        self.engine = engine or _symbolpack_reader(self.fallbacks)
         self.policy = policy
         self.oracle = ReadOracle()
         self.reference = DiffOnlyPolicy()
@@ -454,6 +463,7 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
         "modes": dict(sorted(modes.items())),
         "hit_rate": round(modes.get("unchanged", 0) / len(records), 4) if records else 0.0,
         "drill_ins": by_category[DRILL]["reads"],
+        "plain_fallbacks": dict(sorted(session.fallbacks.items())),
         "p50_ms": percentile(latencies, 50),
         "p95_ms": percentile(latencies, 95),
         "latency_note": "wall clock of each in-process engine call (no process start-up)",

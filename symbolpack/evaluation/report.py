@@ -63,6 +63,10 @@ def format_headline(summary: dict) -> str:
                f"(in-process engine calls)")
     modes = ", ".join(f"{k} {v}" for k, v in summary["modes"].items())
     out.append(f"modes: {modes}")
+    fallbacks = summary.get("plain_fallbacks") or {}
+    if fallbacks:
+        out.append("plain reads where the copy held something (fail open): "
+                   + ", ".join(f"{k} {v}" for k, v in fallbacks.items()))
     if "context" in summary:
         out.append(f"context turns: {summary['context']}")
     if "diff_context" in summary:
