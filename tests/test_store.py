@@ -1,0 +1,129 @@
+"""The session store: wrong-shaped documents, intents and commits, collection.
+
+Every fault here is met by one warning, plain reads, and a store that keeps
+working afterwards (the reads issue, items 7, 8 and 14)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from symbolpack.agentcopy import AgentCopy
+from symbolpack.operations import Workspace, read_file
+from symbolpack.store import AUTO_GC_INTERVAL_SECONDS, COMMIT_MARKER_TTL_SECONDS, Store
+
+from test_cli_read import read_json, repo, tldrs  # noqa: F401  (fixture)
+
+
+def _session_doc(root) -> dict:
+    return json.loads((root / ".symbolpack" / "sessions" / "t1.json").read_text())
+
+
+def _write_doc(root, doc) -> None:
+    (root / ".symbolpack" / "sessions" / "t1.json").write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d.update(stats={}),
+    lambda d: d.update(touched="yesterday"),
+    lambda d: d.update(files=["src/app.py"]),
+    lambda d: d["files"]["src/app.py"].update(touched="x"),
+    lambda d: d.update(drill_ins="none"),
+    lambda d: d["stats"].update(reads={"full": "1"}),
+    lambda d: d.update(id="someone-else"),
+], ids=["stats-empty", "touched-string", "files-list", "entry-touched", "drill-ins-string", "reads-string", "id"])
+def test_a_wrong_shaped_document_is_set_aside_once_and_reads_go_on(repo, damage):
+    read_json(repo, "src/app.py")
+    doc = _session_doc(repo)
+    damage(doc)
+    _write_doc(repo, doc)
+    proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
+    assert json.loads(proc.stdout)["mode"] == "full"  # plain: nothing on record can be trusted
+    assert proc.stderr.count("warning") == 1 and "moved aside" in proc.stderr and "Traceback" not in proc.stderr
+    kept = list((repo / ".symbolpack" / "sessions").glob("t1.json.bad-*"))
+    assert len(kept) == 1  # quarantined for a human to look at
+    again = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
+    assert json.loads(again.stdout)["mode"] == "unchanged" and again.stderr == ""  # working again, warned once
+
+
+@pytest.mark.parametrize("copy", [["abc"], [5, [[1, 2, 0, None]], [], []], [10, [[3, 1, 0, None]], ["a" * 64], []],
+                                  [10, [[1, 2, 0, None]], ["a" * 64], [["i", 4, 1]]]],
+                         ids=["list-of-string", "version-index", "reversed-run", "reversed-pending"])
+def test_a_malformed_file_record_is_dropped_with_a_warning_and_read_plainly(repo, copy):
+    (repo / "long.txt").write_text("".join(f"line {n} of a longer text file\n" for n in range(60)))
+    read_json(repo, "src/app.py")
+    read_json(repo, "long.txt")
+    doc = _session_doc(repo)
+    doc["files"]["src/app.py"]["copy"] = copy
+    _write_doc(repo, doc)
+    proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
+    assert json.loads(proc.stdout)["mode"] == "full"
+    assert "src/app.py was malformed" in proc.stderr and proc.stderr.count("\n") == 1
+    assert read_json(repo, "long.txt")["mode"] == "unchanged"  # the rest of the session is intact
+    assert read_json(repo, "src/app.py")["mode"] == "unchanged"
+
+
+def test_an_earlier_format_starts_over_quietly(repo):
+    read_json(repo, "src/app.py")
+    _write_doc(repo, {"v": 1, "id": "t1", "files": {}, "stats": {}})
+    proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
+    assert json.loads(proc.stdout)["mode"] == "full" and proc.stderr == ""
+
+
+def test_an_uncommitted_answer_is_pending_until_its_commit(repo):
+    (repo / "long.txt").write_text("".join(f"line {n} of a longer text file\n" for n in range(60)))
+    ws = Workspace(repo)
+    try:
+        first = read_file(ws, repo / "long.txt", "t1", confirm=False)
+        assert first.response["mode"] == "full"
+        with ws.store.session("t1", write=False) as session:
+            assert [p[1:] for p in session.copy("long.txt").pending] == [(1, 60)]  # recorded, not yet trusted
+        again = read_file(ws, repo / "long.txt", "t1", confirm=False)
+        assert again.response["mode"] == "full" and again.fallback == "pending"  # did the first answer arrive?
+        again.commit()
+        assert read_file(ws, repo / "long.txt", "t1").response["mode"] == "unchanged"
+    finally:
+        ws.close()
+
+
+def test_gc_collects_old_markers_quarantine_and_orphan_locks(repo):
+    read_json(repo, "src/app.py")
+    state = repo / ".symbolpack"
+    old = time.time() - COMMIT_MARKER_TTL_SECONDS * 8
+    marker = state / "commits" / "stale-intent"
+    marker.write_bytes(b"")
+    orphan = state / "sessions" / "gone.lock"
+    orphan.write_bytes(b"")
+    bad = state / "sessions" / "t1.json.bad-1"
+    bad.write_bytes(b"{}")
+    for p in (marker, orphan, bad):
+        os.utime(p, (old, old))
+    Store(repo).gc()
+    assert not marker.exists() and not orphan.exists() and not bad.exists()
+    assert (state / "sessions" / "t1.lock").exists() and read_json(repo, "src/app.py")["mode"] == "unchanged"
+
+
+def test_collection_runs_by_itself_now_and_then(repo):
+    read_json(repo, "src/app.py")
+    state = repo / ".symbolpack"
+    marker = state / "commits" / "stale-intent"
+    marker.write_bytes(b"")
+    old = time.time() - COMMIT_MARKER_TTL_SECONDS * 2
+    os.utime(marker, (old, old))
+    stamp = state / "gc-stamp"
+    stamp.write_bytes(b"")  # collected just now: nothing happens on the next read
+    read_json(repo, "src/app.py")
+    assert marker.exists()
+    past = time.time() - AUTO_GC_INTERVAL_SECONDS - 10
+    os.utime(stamp, (past, past))
+    read_json(repo, "src/app.py")  # the interval passed: this read collects, after answering
+    assert not marker.exists()
+
+
+def test_copy_round_trips_through_json():
+    copy = AgentCopy(12, ((1, 4, "a" * 64, None), (5, 9, "b" * 64, "m.py:python:f"), (10, 12, "a" * 64, None)),
+                     (("intent-1", 3, 7),))
+    assert AgentCopy.from_json(json.loads(json.dumps(copy.to_json()))) == copy
