@@ -63,7 +63,12 @@ def rank(query: str, symbols: Sequence[SymbolSlice], limit: int = 10) -> list[Ma
 
 
 def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the repository") -> SymbolSlice:
-    """The one symbol *query* names; SymbolpackError with suggestions otherwise."""
+    """The one symbol *query* names; SymbolpackError with suggestions otherwise.
+    A name shared only by the overloads of one function (`@overload` stubs, then
+    the implementation: `f`, `f#2`, ... in one file) names the implementation."""
+    impl = _overload_impl(query, symbols)
+    if impl is not None:
+        return impl
     exact = _exact(query, symbols)
     if len(exact) == 1:
         return exact[0]
@@ -75,6 +80,14 @@ def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the reposi
             len(ranked) == 1 or ranked[0].score - ranked[1].score >= 5):
         return ranked[0].symbol
     raise SymbolpackError(no_match_message(query, ranked, where))
+
+
+def _overload_impl(name: str, symbols: Sequence[SymbolSlice]) -> SymbolSlice | None:
+    """The implementation among same-named overloads: the one with the largest span."""
+    hits = [s for s in symbols if name in (s.qualname.split("#")[0], s.name)]
+    if len(hits) > 1 and len({(s.path, s.qualname.split("#")[0]) for s in hits}) == 1:
+        return max(hits, key=lambda s: (s.lines[1] - s.lines[0], s.lines[0]))
+    return None
 
 
 def _close_typo(query: str, symbol: SymbolSlice) -> bool:

@@ -57,10 +57,21 @@ def _indent_of(lines: Sequence[str], line: int) -> str:
     return text[: len(text) - len(text.lstrip())][:24].replace("\t", "    ")
 
 
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def shell_word(text: str) -> str:
+    """*text* as one POSIX shell word (shlex.quote's rule; shlex itself is not
+    imported on the read path): a hint the agent pastes must run as shown."""
+    if text and all(c in _SHELL_SAFE for c in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
 def elided_marker(lines: Sequence[str], seg: Segment) -> str:
     count = seg.end - seg.start + 1
     what = f" of {_qual(seg.symbol)}" if seg.symbol else ""
-    expand = f"--symbol {_qual(seg.symbol)}" if seg.symbol else f"--offset {seg.start} --limit {count}"
+    expand = f"--symbol {shell_word(_qual(seg.symbol))}" if seg.symbol else f"--offset {seg.start} --limit {count}"
     return f"{_indent_of(lines, seg.start)}... [ELIDED] lines {seg.start}-{seg.end} ({count} lines){what}; expand: {expand}"
 
 

@@ -1,0 +1,48 @@
+"""Names -> symbols: one lookup for `read --symbol` and `context ENTRY`."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from symbolpack.lookup import resolve
+from symbolpack.views import Segment, elided_marker, shell_word
+
+from test_cli_read import tldrs
+from test_read import _symbols
+
+OVERLOADED = [
+    "from typing import overload",
+    "",
+    "class A:",
+    "    @overload",
+    "    def f(self, x: int) -> int: ...",
+    "    @overload",
+    "    def f(self, x: str) -> str: ...",
+    "    def f(self, x):",
+    '        """The implementation."""',
+    "        return x",
+]
+
+
+def test_a_name_shared_by_overloads_names_the_implementation():
+    syms = _symbols(OVERLOADED)
+    assert resolve("A.f", syms).lines == (8, 10)
+    assert resolve("f", syms).lines == (8, 10)
+    assert resolve("A.f#2", syms).lines == (6, 7)  # an explicit local id still picks that one
+
+
+def test_read_and_context_pick_the_same_symbol(make_repo):
+    root = make_repo({"m.py": "\n".join(OVERLOADED) + "\n"})
+    read = json.loads(tldrs(root, "read", "m.py", "--symbol", "A.f", "--session-id", "s",
+                            "--format", "json", check=True).stdout)
+    pack = json.loads(tldrs(root, "context", "m.py:A.f", "--no-delta", "--format", "json", check=True).stdout)
+    entry = [s for s in pack["slices"] if s["id"] == pack["entry"]][0]
+    assert read["scope"] == {"start": entry["lines"][0], "end": entry["lines"][1]} == {"start": 8, "end": 10}
+
+
+def test_elision_hints_are_one_shell_word_each():
+    for name in ("P.new", "impl P.new", "it's", "f#2", "Vec<T>.push"):
+        assert shell_word(name) == shlex.quote(name)
+        marker = elided_marker(["x"] * 9, Segment("elided", 2, 8, symbol=f"a.rs:rust:{name}"))
+        assert shlex.split(marker.split("expand: ", 1)[1]) == ["--symbol", name]
