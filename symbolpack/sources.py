@@ -10,7 +10,9 @@ rest of the pipeline may show and store, or a reason it must be passed through.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import stat as stat_mod
 from collections import namedtuple
 from pathlib import Path
@@ -60,9 +62,18 @@ def sensitive_patterns() -> tuple[str, ...]:
     return DEFAULT_SENSITIVE + tuple(p.strip() for p in extra.split(",") if p.strip())
 
 
+@functools.lru_cache(maxsize=8)
+def _sensitive_matcher(extra: str):
+    """One compiled regex for all patterns (the tree walks ask this of every file)."""
+    patterns = DEFAULT_SENSITIVE + tuple(p.strip() for p in extra.split(",") if p.strip())
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
+
+
 def is_sensitive(path: Path | str) -> bool:
-    name = Path(path).name
-    return any(fnmatch.fnmatchcase(name, pat) for pat in sensitive_patterns())
+    """Is this file's *name* one whose content symbolpack must never show, store or
+    cache (`DEFAULT_SENSITIVE` plus the comma-separated globs of `$SYMBOLPACK_SENSITIVE`)?"""
+    name = path.rsplit("/", 1)[-1] if isinstance(path, str) else path.name
+    return _sensitive_matcher(os.environ.get("SYMBOLPACK_SENSITIVE", ""))(name) is not None
 
 
 def load_source(path: Path, root: Path) -> Source:
@@ -73,7 +84,9 @@ def load_source(path: Path, root: Path) -> Source:
         raise SymbolpackError(f"no such file: {path}") from None
     except OSError as exc:
         raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
-    rel = display_path(real, root)
+    # repo-relative inside a repository; a file in no repository is named absolutely
+    # (its directory is only where its state is keyed, not a project)
+    rel = display_path(real, root) if os.path.lexists(root / ".git") else real.as_posix()
     try:
         st = real.stat()
     except OSError as exc:

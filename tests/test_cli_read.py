@@ -224,3 +224,12 @@ def test_fast_read_arguments_match_argparse():
     for odd in (["--help"], ["a.py", "--offset", "x"], ["a.py", "--format", "yaml"], ["a.py", "b.py"],
                 ["--offset=3", "a.py"], [], ["a.py", "--limit"]):
         assert _fast_read_args(odd) is None, odd
+
+
+def test_a_file_in_no_repository_is_named_by_its_absolute_path(tmp_path):
+    outside = tmp_path / "loose"
+    outside.mkdir()
+    (outside / "notes.txt").write_text("one\ntwo\n")
+    for cwd in (outside, tmp_path):
+        proc = tldrs(cwd, "read", str(outside / "notes.txt"), "--session-id", "t1", "--format", "json", check=True)
+        assert json.loads(proc.stdout)["path"] == (outside / "notes.txt").resolve().as_posix()
