@@ -4,33 +4,43 @@
 hook payload (Claude Code's documented schema: `session_id`, `cwd`,
 `hook_event_name`, `tool_name`, `tool_input`, ...) on stdin and answers on stdout.
 
+Everything is computed against the session's *agent copy* of each file
+(`agentcopy.AgentCopy`, PROTOCOL.md "The agent's copy"): per line, the version
+the most recent answer covering it came from.
+
 * `claude-pre-read` (PreToolUse, `Read`). The first read of a file in a session
   goes to the native tool (no decision), so Claude's own read-before-edit
-  tracking sees it; symbolpack records as the baseline exactly what the native
-  tool shows: its scope (`offset`/`limit`, at most 2000 lines by default), in
-  full. Re-reads are answered by symbolpack through a `deny` whose reason is
-  the content: `[UNCHANGED]`, a `[DELTA]` or a `[DIFF]`. Why deny and not
+  tracking sees it; symbolpack writes into the copy exactly what the native tool
+  shows: its scope (`offset`/`limit`, at most 2000 lines by default), in full.
+  Re-reads are answered by symbolpack through a `deny` whose reason is the
+  content: `[UNCHANGED]`, a `[DELTA]` or a `[DIFF]`. Why deny and not
   `updatedInput`: the native tool cannot show a delta, and the deny reason is
   the one channel whose text reaches the model in place of the tool's output.
   Whenever symbolpack would answer with a plain read anyway, the native tool
-  runs (no decision), so Claude's tracking stays current.
+  runs (no decision), so Claude's tracking stays current. Either way the lines
+  stay pending (unsure) until the hook's output has been written and flushed.
 * `claude-post-edit` (PostToolUse, `Edit|Write|MultiEdit|NotebookEdit`). The
-  agent's own edit updates its view: the edit is replayed on the content the
-  agent last saw, and it then knows the lines it wrote plus the lines it knew
-  before (nothing else). What it believes is recorded, not what is on disk, so
-  a formatter that rewrote the file afterwards shows up at the next read.
-  `additionalContext` warns when the edit landed inside lines it saw elided.
-* `claude-pre-edit` (PreToolUse, `Edit|MultiEdit|Write`): the stale-read guard.
-  Deny when the file's content (hash, authoritative) differs from the agent's
-  last view for another reason than its own edits, or when the edit targets
-  lines the agent never saw. After a denied or failed edit (no PostToolUse
-  followed its PreToolUse) the next read of that file goes to the native tool.
+  agent's own edit is replayed on its copy: the lines it wrote become known,
+  every other line is carried (shifted) as it was — known, hidden or a gap. The
+  result must equal the file on disk (where the copy says anything); otherwise
+  (a formatter rewrote it, someone else changed it) the file's copy is dropped
+  and the next read is plain. `additionalContext` warns when the edit replaced
+  lines the agent had only seen elided (or never saw).
+* `claude-pre-edit` (PreToolUse, `Edit|MultiEdit|Write`): the stale-read guard,
+  on the lines the edit touches (where `old_string` is in the file now; every
+  line for a Write): all known in the copy and equal to the file now -> allow;
+  one hidden or never shown -> deny ("you have not seen these lines"); one
+  different from the copy -> deny ("changed on disk"). The agent's own edits
+  are in its copy, so they never trip it. After a denied or failed edit (no
+  PostToolUse followed its PreToolUse) the next read of that file goes to the
+  native tool.
 * `claude-session-start` (SessionStart, `compact|clear`): the agent lost its
-  context; its views are dropped so the next reads are full.
+  context; every file's copy is dropped so the next reads are plain.
 
 Sessions: `claude-<session_id>`, plus `-<agent_id>` inside a subagent (subagents
 share the parent's session id, but not its context). Per-file hook state
-(`fresh`, `pending`, `own`) lives in the session document under `"claude"`.
+(`fresh`: the next read goes native; `pending`: an allowed edit not yet seen by
+PostToolUse) lives in the session document under `"claude"`.
 
 A hook must never break a tool call: every failure (bad payload, missing file,
 corrupt store, any exception) exits 0 with no output, and at most one line on
@@ -44,7 +54,6 @@ import os
 import re
 import sys
 
-from ..views import known_mask, mask_ranges
 from ..workspace import sha256_hex
 
 NATIVE_READ_CAP = 2000  # lines the native Read tool shows without a limit
@@ -54,14 +63,13 @@ POST_EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 # the native tool shows these as images/pages/cells, not numbered text lines
 NATIVE_ONLY_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".pdf", ".ipynb")
 STATE_KEY = "claude"
-MAX_OWN = 8
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,60}")
 
 PREAMBLE = ("symbolpack answered this Read from your session's record of the file. This is the file's "
             "content for you, not an error; do not retry the Read.")
 FOOTER = ("(Lost your earlier copy? Run `tldrs session refresh {path} --session-id {sid}` "
           "and Read again for the full text.)")
-
+UNCHANGED_NOTE = "(symbolpack: not an error; do not retry the Read.)"
 
 # --------------------------------------------------------------------------- payload
 
@@ -188,7 +196,10 @@ def _workspace(root: str):
 
 
 def _rel(real: str, root: str) -> str:
-    """`workspace.display_path` on plain strings (both arguments real paths)."""
+    """The name `sources.load_source` gives the file at *real* (both arguments real
+    paths), without reading it: repo-relative inside a repository, else absolute."""
+    if not os.path.lexists(os.path.join(root, ".git")):
+        return real.replace(os.sep, "/")
     if real == root:
         return "."
     prefix = root.rstrip(os.sep) + os.sep
@@ -218,34 +229,48 @@ def _tidy(session, rel: str) -> None:
             session.data.pop(STATE_KEY, None)
 
 
-def _load_views(session, rel: str) -> dict | None:
-    """This file's views as ViewStates; None when an entry is damaged."""
-    from ..read import ViewState
-
-    try:
-        return {key: ViewState.from_json(raw) for key, raw in session.views(rel).items()}
-    except (KeyError, TypeError, ValueError):
-        return None
+def _forget_state(session, rel: str) -> None:
+    states = session.data.get(STATE_KEY)
+    if isinstance(states, dict):
+        states.pop(rel, None)
+    _tidy(session, rel)
 
 
-def _known_mask(total: int, views, sha: str) -> list[bool]:
-    """1-based mask of the lines known through any view of content *sha*."""
-    return known_mask(total, [run for view in views if view.sha256 == sha for run in view.known])
+def _loader(store, sha_now: str | None = None, lines_now=None):
+    """sha -> that version's lines (None when the baseline is missing or damaged)."""
+    from ..sources import split_text_lines
+
+    cache: dict = {}
+
+    def load(sha: str):
+        if sha == sha_now:
+            return lines_now
+        if sha not in cache:
+            data = store.get_object(sha)
+            cache[sha] = None if data is None else split_text_lines(data.decode("utf-8", "surrogateescape"))
+        return cache[sha]
+
+    load.raw = lambda sha: store.get_object(sha)  # type: ignore[attr-defined]
+    return load
 
 
-def _symbols_over(views, start: int, end: int) -> list[str]:
-    """Qualnames of elided bodies (in any view) overlapping lines start..end."""
-    names = []
-    for view in views:
-        for a, b, sid in view.elided:
-            if sid and a <= end and start <= b:
-                name = sid.split(":", 2)[-1]
-                if name not in names:
-                    names.append(name)
-    return names
+# --------------------------------------------------------------------------- edits replayed on marked lines
+
+# A mark per line while an edit is replayed: (rank, hidden symbol). A line made of
+# several lines' pieces takes the worst mark among them.
+KNOWN = (0, None)    # the agent holds it (and, for the guard, it equals the file now)
+DIFFERS = (1, None)  # the agent holds it, but the file has something else there now
+GAP = (3, None)      # the agent does not hold it and nothing is known about it
+# (2, symbol): hidden, the agent was told it is elided
 
 
-# --------------------------------------------------------------------------- edits replayed
+def _hidden_mark(symbol) -> tuple:
+    return (2, symbol or "")
+
+
+def _worse(a: tuple, b: tuple) -> tuple:
+    return a if a[0] >= b[0] else b
+
 
 def apply_edit(text: str, old: str, new: str, replace_all: bool = False) -> str | None:
     """The native Edit tool's semantics; None when it would refuse the edit."""
@@ -275,83 +300,181 @@ def edits_of(tool: str, tool_input: dict) -> list[tuple[str, str, bool]] | None:
     return None
 
 
-def carry_known(old_lines, new_lines, known_old: list[bool]):
-    """Which new lines the agent knows after an edit it made: lines kept from lines it
-    knew, lines it inserted, and lines it rewrote wholly inside lines it knew.
-    Returns (mask, blind) where blind lists (old_start, old_end, new_start, new_end)
-    for changes that touched lines it did not know."""
-    import difflib
+def replay(text: str, marks, edits, touched=None):
+    """Apply *edits* with the native Edit tool's semantics to *text*, whose lines
+    (`text.split("\\n")`, a final empty piece included) carry *marks*. Returns
+    (text, marks) after them, or None when the native tool would refuse one.
 
-    known_new = [False] * (len(new_lines) + 1)
-    blind = []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines,
-                                      autojunk=len(old_lines) + len(new_lines) > 20000)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            for k in range(i2 - i1):
-                known_new[j1 + k + 1] = known_old[i1 + k + 1]
-        elif tag == "insert":
-            for j in range(j1, j2):
-                known_new[j + 1] = True
-        else:  # replace / delete
-            if all(known_old[i + 1] for i in range(i1, i2)):
-                for j in range(j1, j2):
-                    known_new[j + 1] = True
-            else:
-                blind.append((i1 + 1, i2, j1 + 1, j2))
-    return known_new, blind
+    A line the edit builds wholly from `new_string` is KNOWN; a line that keeps a
+    piece of an old line (the text before `old_string` on its first line, after it
+    on its last) takes the worse of KNOWN and that line's mark; untouched lines keep
+    theirs, shifted. *touched(first, last, old_marks, new_first, new_last)* is called
+    for every occurrence, with the 1-based old lines holding `old_string` and the
+    new lines written in their place (new_last < new_first: removed)."""
+    from bisect import bisect_right
 
-
-def _occurrence_lines(text: str, old: str, replace_all: bool) -> list[tuple[int, int]]:
-    spans = []
-    at = text.find(old)
-    while at >= 0:
-        start = text.count("\n", 0, at) + 1
-        spans.append((start, start + old.count("\n", 0, max(len(old) - 1, 0))))
-        if not replace_all:
-            break
-        at = text.find(old, at + len(old))
-    return spans
-
-
-def unseen_target(tool: str, tool_input: dict, text: str, known: list[bool]) -> tuple[int, int] | None:
-    """The first run of lines the edit would change that the agent has not seen."""
-    from ..sources import split_text_lines
-
-    if tool == "Write":
-        missing = mask_ranges(known, False)
-        return missing[0] if missing else None
-    edits = edits_of(tool, tool_input)
-    if not edits:
-        return None
+    lines = text.split("\n")
+    marks = list(marks)
+    if len(marks) != len(lines):
+        raise ValueError("one mark per line")
     for old, new, replace_all in edits:
-        if not isinstance(old, str) or not old:
+        if not isinstance(old, str) or not isinstance(new, str):
             return None
-        after = apply_edit(text, old, new, replace_all)
-        if after is None:
-            return None  # the native tool refuses it on its own
-        for a, b in _occurrence_lines(text, old, replace_all):
-            missing = [i for i in range(a, b + 1) if i >= len(known) or not known[i]]
-            if missing:
-                return missing[0], missing[-1]
-        known, _ = carry_known(split_text_lines(text), split_text_lines(after), known)
-        text = after
-    return None
+        if old == "":
+            if text != "":
+                return None
+            text = new
+            lines = new.split("\n")
+            marks = [KNOWN] * len(lines)
+            continue
+        count = text.count(old)
+        if count == 0 or (count > 1 and not replace_all):
+            return None
+        positions = []
+        at = text.find(old)
+        while at >= 0:
+            positions.append(at)
+            if not replace_all:
+                break
+            at = text.find(old, at + len(old))
+        starts = [0] * len(lines)
+        for i in range(1, len(lines)):
+            starts[i] = starts[i - 1] + len(lines[i - 1]) + 1
+        # right to left: an occurrence never moves the lines left of the next one
+        for p in reversed(positions):
+            end = p + len(old)
+            a = bisect_right(starts, p) - 1
+            b = bisect_right(starts, end) - 1
+            prefix = lines[a][:p - starts[a]]
+            suffix = lines[b][end - starts[b]:]
+            region = (prefix + new + suffix).split("\n")
+            region_marks = [KNOWN] * len(region)
+            if prefix:
+                region_marks[0] = _worse(region_marks[0], marks[a])
+            if suffix:
+                region_marks[-1] = _worse(region_marks[-1], marks[b])
+            if touched is not None:
+                ends_at_line_start = end == starts[b] and b > a  # old_string ended with its newline
+                last = b - 1 if ends_at_line_start else b
+                written = len(region) - (1 if ends_at_line_start else 0)  # the last piece is line b, carried
+                touched(a + 1, last + 1, marks[a:last + 1], a + 1, a + written)
+            lines[a:b + 1] = region
+            marks[a:b + 1] = region_marks
+        text = "\n".join(lines)
+    return text, marks
 
 
-# --------------------------------------------------------------------------- baseline
+# --------------------------------------------------------------------------- the copy through an edit
 
-def record_native_read(ws, path: str, session_id: str, offset=None, limit=None) -> dict | None:
-    """Record as the session's view exactly what Claude's native Read shows for these
-    arguments (its scope, plainly, in full) and return the response (text unused).
-    None when the file is not one symbolpack tracks."""
-    from ..operations import read_file
+_TAIL = "\0tail\0"  # stands for the unknown end of a file seen only in ranges (NUL: never in a tracked file)
 
-    scope = _native_read_args(path, offset, limit)
-    if scope is None:
+
+def _gap_line(n: int) -> str:
+    return f"\0{n}\0"
+
+
+def _copy_marks(copy, load, upto: int):
+    """(texts, marks) per line 1..upto of *copy*: a pending (undelivered) or unknown
+    line is a GAP, a hidden one its hidden mark, the rest KNOWN."""
+    texts, known = copy.texts(load, upto)
+    marks: list = [GAP] * (upto + 1)
+    for a, b, _sha, hidden in copy.runs:
+        for n in range(a, min(b, upto) + 1):
+            if texts[n] is not None:
+                marks[n] = KNOWN if known[n] else _hidden_mark(hidden)
+    for _intent, a, b in copy.pending:
+        for n in range(max(a, 1), min(b, upto) + 1):
+            marks[n] = GAP
+    return texts, marks
+
+
+def _ends_with_newline(copy, load) -> bool:
+    """Does the version the copy's last line came from end with a newline there?"""
+    extent = copy.extent()
+    if not copy.runs or copy.runs[-1][1] != extent:
+        return True
+    sha = copy.runs[-1][2]
+    lines = load(sha)
+    if lines is not None and len(lines) > extent:
+        return True
+    raw = load.raw(sha) if hasattr(load, "raw") else None
+    return raw is None or raw.endswith(b"\n")
+
+
+def carry_edit(copy, load, edits, disk_lines, final_newline: bool = True):
+    """The agent's copy through its own *edits*: per line of the file now (index 0
+    unused) KNOWN, a hidden mark or GAP, plus the occurrences that replaced lines it
+    did not hold ((old_first, old_last, symbols, new_first, new_last)). None when the
+    edits do not apply to the copy, or the result differs from *disk_lines* on any
+    line the copy says something about: then the copy cannot be carried."""
+    extent = copy.extent()
+    texts, marks = _copy_marks(copy, load, extent)
+    lines = [texts[n] if marks[n] != GAP else _gap_line(n) for n in range(1, extent + 1)]
+    marks = marks[1:]
+    tail = copy.length is None or copy.length < extent  # the end of the file was never shown whole
+    if tail:
+        lines.append(_TAIL)
+        marks.append(GAP)
+    elif not lines:
+        lines, marks = [""], [KNOWN]
+    elif final_newline:
+        lines.append("")
+        marks.append(KNOWN)
+    blind: list = []
+
+    def touched(first, last, old_marks, new_first, new_last):
+        if any(m[0] >= 2 for m in old_marks):
+            names = []
+            for m in old_marks:
+                if m[0] == 2 and m[1] and m[1] not in names:
+                    names.append(m[1])
+            blind.append((first, last, names, new_first, new_last))
+
+    out = replay("\n".join(lines), marks, edits, touched)
+    if out is None:
         return None
-    return read_file(ws, path, session_id, offset=scope[0], limit=scope[1], force_full=True).response
+    text, marks = out
+    result = text.split("\n")
+    if tail:
+        if result[-1] != _TAIL:
+            return None  # the edit reached into the part never shown
+        result, marks = result[:-1], marks[:-1]
+        if len(result) > len(disk_lines):
+            return None
+    else:
+        if text == "" or text.endswith("\n"):
+            result, marks = result[:-1], marks[:-1]
+        if len(result) != len(disk_lines):
+            return None
+    cells: list = [None] + [GAP] * len(disk_lines)
+    for i, line in enumerate(result):
+        mark = marks[i]
+        if mark == GAP or "\0" in line:
+            continue
+        if line != disk_lines[i]:
+            return None
+        cells[i + 1] = mark
+    return cells, blind
 
+
+def copy_from_cells(cells, sha: str, length):
+    """An AgentCopy of version *sha* from per-line marks (GAP: no run)."""
+    from ..agentcopy import AgentCopy
+
+    runs: list = []
+    for n in range(1, len(cells)):
+        mark = cells[n]
+        if mark is None or mark == GAP:
+            continue
+        hidden = None if mark[0] < 2 else mark[1]
+        if runs and runs[-1][1] == n - 1 and runs[-1][3] == hidden:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n, sha, hidden])
+    return AgentCopy(length, tuple(tuple(r) for r in runs))
+
+
+# --------------------------------------------------------------------------- the native read, recorded
 
 def _native_read_args(path: str, offset, limit):
     """(offset, limit) of the native scope, or None for files that are not plain text
@@ -371,9 +494,40 @@ def _native_read_args(path: str, offset, limit):
     return native_scope(_count_lines(data), offset, limit)
 
 
+def record_native_read(store, session, source, offset, limit) -> str | None:
+    """Write into the copy exactly what Claude's native Read shows for these arguments
+    (its scope, plainly, in full), pending on a new intent; returns the intent (None
+    when nothing is shown). The caller commits it once its hook output is out."""
+    from ..sources import split_text_lines
+    from ..tokens import count_tokens
+    from ..views import numbered_text
+
+    lines = split_text_lines(source.text)
+    total = len(lines)
+    copy = session.copy(source.rel)
+    first, count = native_scope(total, offset, limit)
+    if first is None:
+        start, end = 1, total
+        new_copy = copy.replaced(total, source.sha256, [True] * (total + 1))
+        pending = (1, max(total, copy.extent(), 1))
+    else:
+        start, end = first, min(total, first + count - 1)
+        if start > end:
+            return None  # past the end: the native tool shows no lines
+        new_copy = copy.written(start, end, source.sha256)
+        pending = (start, end)
+    intent = session.new_intent()
+    new_copy = new_copy.cleared(*pending).with_pending(intent, *pending)
+    store.put_object(source.data, source.sha256)
+    session.set_copy(source.rel, new_copy)
+    tokens = count_tokens(numbered_text(lines, start, end)) if total else 0
+    session.record_read("full" if first is None else "range", tokens, tokens)
+    return intent
+
+
 # --------------------------------------------------------------------------- hooks
 
-def pre_read(payload) -> dict | None:
+def pre_read(payload, after: list) -> dict | None:
     """PreToolUse(Read): pass the first read through and record it; answer re-reads."""
     req = parse_request(payload, READ_TOOLS)
     if req is None or req.path.lower().endswith(NATIVE_ONLY_SUFFIXES):
@@ -384,30 +538,42 @@ def pre_read(payload) -> dict | None:
     offset, limit = scope
     ws = _workspace(req.root)
     try:
+        store = ws.store_or_none()
+        if store is None:
+            return None  # no record can be kept: the native tool answers every read
         rel = _rel(os.path.realpath(req.path), str(ws.root))
-        with ws.store.session(req.session_id, write=False) as session:
+        with store.session(req.session_id, write=False) as session:
             state = _state(session, rel, create=False)
-            fresh = not session.views(rel) or bool(state.get("fresh")) or "pending" in state
-            had_state = bool(state)
+            fresh = session.copy(rel).empty or bool(state.get("fresh")) or "pending" in state
+        if fresh:
+            from pathlib import Path
+
+            from ..sources import load_source
+
+            source = load_source(Path(req.path), ws.root)
+            if source.passthrough:
+                return None
+            with store.session(req.session_id) as session:
+                intent = record_native_read(store, session, source, req.tool_input.get("offset"),
+                                            req.tool_input.get("limit"))
+                _forget_state(session, source.rel)  # the native read makes the copy current again
+            if intent:
+                after.append(lambda: store.commit(intent))
+            return None
         from ..operations import read_file
         from ..read import ReadPolicy
 
-        if fresh:
-            record_native_read(ws, req.path, req.session_id, req.tool_input.get("offset"),
-                               req.tool_input.get("limit"))
-            if had_state:  # the native read makes the view current again
-                with ws.store.session(req.session_id) as session:
-                    state = _state(session, rel)
-                    for key in ("fresh", "pending", "own"):
-                        state.pop(key, None)
-                    _tidy(session, rel)
-            return None
         # no skeletons here: the native tool shows plain text, and so do we
-        response = read_file(ws, req.path, req.session_id, offset=offset, limit=limit,
-                             policy=ReadPolicy(skeleton_max_share=0.0)).response
+        result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit,
+                           policy=ReadPolicy(skeleton_max_share=0.0), confirm=False)
     finally:
         ws.close()
-    if response["mode"] not in ("unchanged", "delta", "diff"):
+    after.append(result.commit)  # a plain answer is what the native tool shows: it is delivered too
+    response = result.response
+    mode = response["mode"]
+    if mode == "unchanged":
+        return _pre_tool("deny", f"{response['text']} {UNCHANGED_NOTE}")
+    if mode not in ("delta", "diff"):
         return None  # a plain read: let the native tool show it (and track it)
     footer = FOOTER.format(path=_shell_quote(req.path), sid=req.session_id)
     return _pre_tool("deny", f"{PREAMBLE}\n{response['text']}\n{footer}")
@@ -420,7 +586,44 @@ def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def pre_edit(payload) -> dict | None:
+def guard_verdict(tool: str, tool_input: dict, text: str, marks) -> tuple | None:
+    """The stale-read guard's decision on the lines the edit touches: None (allow),
+    ("unseen", first, last, symbols) or ("changed", first, last). *marks*: per line
+    of the file now (`text.split("\\n")`), KNOWN, DIFFERS, hidden or GAP."""
+    def problem(line_marks, first):
+        bad = [first + i for i, m in enumerate(line_marks) if m[0] >= 2]
+        if bad:
+            names = []
+            for m in line_marks:
+                if m[0] == 2 and m[1] and m[1] not in names:
+                    names.append(m[1])
+            run_end = bad[0]
+            while run_end + 1 in bad:
+                run_end += 1
+            return ("unseen", bad[0], run_end, names)
+        changed = [first + i for i, m in enumerate(line_marks) if m == DIFFERS]
+        if changed:
+            return ("changed", changed[0], changed[-1])
+        return None
+
+    if tool == "Write":
+        return problem(marks[:len(marks) - 1] if text.endswith("\n") else marks, 1)
+    edits = edits_of(tool, tool_input)
+    if not edits:
+        return None
+    found: list = []
+
+    def touched(first, last, old_marks, _new_first, _new_last):
+        verdict = problem(old_marks, first)
+        if verdict is not None:
+            found.append(verdict)
+
+    if replay(text, marks, edits, touched) is None:
+        return None  # the native tool refuses it on its own
+    return found[0] if found else None
+
+
+def pre_edit(payload, after: list) -> dict | None:
     """PreToolUse(Edit|MultiEdit|Write): the stale-read guard."""
     req = parse_request(payload, EDIT_TOOLS)
     if req is None or not os.path.isfile(req.path):
@@ -434,47 +637,64 @@ def pre_edit(payload) -> dict | None:
         source = load_source(Path(req.path), ws.root)
         if source.passthrough:
             return None
-        with ws.store.session(req.session_id) as session:
-            views = _load_views(session, source.rel)
-            if not views:
-                return None  # never read through symbolpack: Claude's own rule applies
-            state = _state(session, source.rel)
-            last = max(views.values(), key=lambda v: v.seq)
-            if source.sha256 != last.sha256:
-                if source.sha256 in state.get("own", ()):
-                    state["pending"] = source.sha256
-                    return None
-                state["fresh"] = True
-                state.pop("pending", None)
-                return _pre_tool("deny", _stale_reason(source, req.tool))
-            lines = split_text_lines(source.text)
-            known = _known_mask(len(lines), views.values(), source.sha256)
-            unseen = unseen_target(req.tool, req.tool_input, source.text, known)
-            if unseen is not None:
-                state["fresh"] = True
-                state.pop("pending", None)
-                names = _symbols_over(views.values(), *unseen)
-                return _pre_tool("deny", _unseen_reason(source.rel, req.tool, unseen, names))
-            state["pending"] = source.sha256
+        store = ws.store_or_none()
+        if store is None:
             return None
+        with store.session(req.session_id) as session:
+            copy = session.copy(source.rel)
+            if copy.empty:
+                return None  # never read through symbolpack: Claude's own rule applies
+            lines = split_text_lines(source.text)
+            total = len(lines)
+            texts, marks = _copy_marks(copy, _loader(store, source.sha256, lines), total)
+            for n in range(1, total + 1):
+                if marks[n] == KNOWN and texts[n] != lines[n - 1]:
+                    marks[n] = DIFFERS
+            marks = marks[1:]
+            if len(marks) < len(source.text.split("\n")):
+                marks.append(KNOWN)  # the empty piece after a final newline
+            verdict = guard_verdict(req.tool, req.tool_input, source.text, marks)
+            if verdict is None and req.tool == "Write" and copy.length is not None and copy.length != total:
+                verdict = ("changed", min(copy.length, total) + 1, max(copy.length, total))
+            state = _state(session, source.rel)
+            if verdict is None:
+                state["pending"] = source.sha256
+                return None
+            state["fresh"] = True  # Claude's own tracking needs a native read after this
+            state.pop("pending", None)
+            if verdict[0] == "unseen":
+                return _pre_tool("deny", _unseen_reason(source.rel, req.tool, verdict[1:3], verdict[3]))
+            return _pre_tool("deny", _stale_reason(source, req.tool, verdict[1:3]))
     finally:
         ws.close()
 
 
-def _stale_reason(source, tool: str) -> str:
+def _qualnames(symbols) -> list[str]:
+    out = []
+    for sid in symbols:
+        name = sid.split(":", 2)[-1]
+        if name and name not in out:
+            out.append(name)
+    return out
+
+
+def _stale_reason(source, tool: str, lines: tuple[int, int]) -> str:
     import time
 
     try:
         age = f"; last modified {max(0, int(time.time() - os.stat(source.path).st_mtime))} s ago"
     except OSError:
         age = ""
-    return (f"[symbolpack stale-read guard] This {tool} was NOT applied: {source.rel} changed on disk since "
-            f"you last read it, and not by your own edits{age}. Read {source.rel} again (that read shows "
-            f"its current content), then redo the {tool} against what is there now.")
+    a, b = lines
+    where = f"line {a}" if a == b else f"lines {a}-{b}"
+    return (f"[symbolpack stale-read guard] This {tool} was NOT applied: {source.rel} {where} changed on disk "
+            f"since you last read it, and not by your own edits{age}. Read {source.rel} again (that read "
+            f"shows its current content), then redo the {tool} against what is there now.")
 
 
-def _unseen_reason(rel: str, tool: str, unseen: tuple[int, int], names: list[str]) -> str:
+def _unseen_reason(rel: str, tool: str, unseen: tuple[int, int], symbols) -> str:
     a, b = unseen
+    names = _qualnames(symbols)
     inside = f" (inside {', '.join(names[:3])})" if names else ""
     if tool == "Write":
         return (f"[symbolpack stale-read guard] This Write was NOT applied: it overwrites {rel}, including "
@@ -485,14 +705,14 @@ def _unseen_reason(rel: str, tool: str, unseen: tuple[int, int], names: list[str
             f"(Read {rel} with offset={a} and limit={b - a + 1}), then redo the {tool}.")
 
 
-def post_edit(payload) -> dict | None:
-    """PostToolUse(Edit|Write|MultiEdit|NotebookEdit): carry the view through the edit."""
+def post_edit(payload, after: list) -> dict | None:
+    """PostToolUse(Edit|Write|MultiEdit|NotebookEdit): carry the copy through the edit."""
     req = parse_request(payload, POST_EDIT_TOOLS)
     if req is None:
         return None
     from pathlib import Path
 
-    from ..read import FULL, ViewState, range_key
+    from ..agentcopy import AgentCopy
     from ..sources import load_source, split_text_lines
 
     ws = _workspace(req.root)
@@ -502,102 +722,55 @@ def post_edit(payload) -> dict | None:
         except Exception:
             source = None
         rel = source.rel if source is not None else _rel(os.path.realpath(req.path), str(ws.root))
-        with ws.store.session(req.session_id) as session:
-            state = _state(session, rel)
-            state.pop("pending", None)
+        store = ws.store_or_none()
+        if store is None:
+            return None
+        with store.session(req.session_id) as session:
+            _forget_state(session, rel)  # the edit went through: no edit in flight, tracking current
             if req.tool == "NotebookEdit" or source is None or source.passthrough:
                 session.drop_file(rel)  # not something symbolpack can follow: start over
-                state.clear()
-                _tidy(session, rel)
                 return None
-            views = _load_views(session, rel)
-            if views is None:
-                session.drop_file(rel)
-                _tidy(session, rel)
-                return None
-            blind: list = []
-            base = max(views.values(), key=lambda v: v.seq) if views else None
+            disk = split_text_lines(source.text)
             if req.tool == "Write":
                 content = req.tool_input.get("content")
-                expected = content if isinstance(content, str) else None
-            elif base is None:
-                expected = None
-            else:
-                expected = _replay(ws, base, edits_of(req.tool, req.tool_input))
-            if expected is None:
-                _remember_own(state, source.sha256)  # the change is the agent's; its view stays as it was
-                _tidy(session, rel)
+                if not isinstance(content, str) or split_text_lines(content) != disk:
+                    session.drop_file(rel)
+                    return None
+                store.put_object(source.data, source.sha256)
+                session.set_copy(rel, AgentCopy().replaced(len(disk), source.sha256, [True] * (len(disk) + 1)))
                 return None
-            new_lines = split_text_lines(expected)
-            total = len(new_lines)
-            if req.tool == "Write":
-                known = [True] * (total + 1)
-                whole = True
-            else:
-                old_text = ws.store.get_object(base.sha256).decode("utf-8")
-                old_lines = split_text_lines(old_text)
-                known_old = _known_mask(len(old_lines), views.values(), base.sha256)
-                known, blind = carry_known(old_lines, new_lines, known_old)
-                full_view = views.get(FULL)
-                whole = (full_view is not None and full_view.sha256 == base.sha256) or all(known[1:])
-            data = expected.encode("utf-8")
-            sha = ws.store.put_object(data)
-            seq = session.next_seq()
-            known_runs = mask_ranges(known)
-            if whole:
-                elided = tuple((a, b, "") for a, b in mask_ranges(known, False))
-                session.set_view(rel, FULL, ViewState(sha, seq, total, tuple(known_runs), None, elided).to_json())
-            else:
-                for a, b in known_runs:
-                    key = FULL if (a, b) == (1, total) else range_key((a, b))
-                    session.set_view(rel, key, ViewState(sha, seq, total, ((a, b),),
-                                                         None if key == FULL else (a, b)).to_json())
-            state.pop("own", None)
-            state.pop("fresh", None)
-            _tidy(session, rel)
+            copy = session.copy(rel)
+            if copy.empty:
+                return None  # never read through symbolpack: nothing to carry
+            edits = edits_of(req.tool, req.tool_input)
+            load = _loader(store)
+            carried = carry_edit(copy, load, edits, disk, _ends_with_newline(copy, load)) if edits else None
+            if carried is None:
+                session.drop_file(rel)  # the copy and the file part ways: the next read is plain
+                return None
+            cells, blind = carried
+            store.put_object(source.data, source.sha256)
+            session.set_copy(rel, copy_from_cells(cells, source.sha256,
+                                                  len(disk) if copy.length is not None else None))
             if not blind:
                 return None
-            return _post_tool(_blind_warning(rel, blind, list(views.values())))
+            return _post_tool(_blind_warning(rel, blind))
     finally:
         ws.close()
 
 
-def _replay(ws, base, edits) -> str | None:
-    """The content the agent believes the file has now: its last view with its edits."""
-    if not edits:
-        return None
-    data = ws.store.get_object(base.sha256)
-    if data is None:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    for old, new, replace_all in edits:
-        text = apply_edit(text, old, new, replace_all)
-        if text is None:
-            return None
-    return text
-
-
-def _remember_own(state: dict, sha: str) -> None:
-    own = [s for s in state.get("own", []) if s != sha]
-    own.append(sha)
-    state["own"] = own[-MAX_OWN:]
-
-
-def _blind_warning(rel: str, blind, views) -> str:
+def _blind_warning(rel: str, blind) -> str:
     parts = []
-    for old_a, old_b, new_a, new_b in blind[:4]:
-        names = _symbols_over(views, old_a, old_b)
+    for old_a, old_b, symbols, new_a, new_b in blind[:4]:
+        names = _qualnames(symbols)
         where = f" in {', '.join(names[:3])}" if names else ""
         now = f"now lines {new_a}-{new_b}" if new_b >= new_a else "now removed"
         parts.append(f"your old lines {old_a}-{old_b}{where} ({now})")
-    return (f"symbolpack: your edit to {rel} changed code you had only seen elided: {'; '.join(parts)}. "
-            f"Read those lines to check the result before relying on it.")
+    return (f"symbolpack: your edit to {rel} changed code you had only seen elided or never read: "
+            f"{'; '.join(parts)}. Read those lines to check the result before relying on it.")
 
 
-def session_start(payload) -> dict | None:
+def session_start(payload, after: list) -> dict | None:
     """SessionStart(compact|clear): the agent lost its context; forget what it saw."""
     if not isinstance(payload, dict):
         return None
@@ -612,15 +785,14 @@ def session_start(payload) -> dict | None:
         with ws.store.session(session_id) as session:
             had = bool(session.data.get("files"))
             session.data["files"] = {}
-            session.data["symbols"] = {}
             session.data.pop(STATE_KEY, None)
     finally:
         ws.close()
     if not had:
         return None
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext":
-            "symbolpack: your earlier file views were dropped with the context; the next Read of each file "
-            "shows it in full."}}
+            "symbolpack: your earlier copies of files were dropped with the context; the next Read of each "
+            "file shows it in full."}}
 
 
 HOOKS = {
@@ -631,8 +803,13 @@ HOOKS = {
 }
 
 
-def run_hook(name: str, stdin_text: str) -> str:
-    """The hook's stdout for one payload; '' for no decision. Never raises."""
+def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
+    """The hook's stdout for one payload; '' for no decision. Never raises.
+
+    Records that wait for the output to be delivered (intents to commit) are
+    appended to *after*, for the caller to run once the output is written and
+    flushed; without *after* (an in-process caller: returning is delivering)
+    they run before this returns."""
     handler = HOOKS.get(name) or HOOKS.get(f"claude-{name}")
     if handler is None:
         _log(f"unknown hook {name!r} (known: {', '.join(HOOKS)})")
@@ -642,16 +819,30 @@ def run_hook(name: str, stdin_text: str) -> str:
     except ValueError:
         _log(f"{name}: payload is not JSON; no decision")
         return ""
+    pending: list = []
     try:
-        out = handler(payload)
+        out = handler(payload, pending)
+        text = json.dumps(out, ensure_ascii=False) if out else ""
     except Exception as exc:  # a hook never breaks the tool call
         if os.environ.get("SYMBOLPACK_DEBUG") == "1":
             import traceback
 
             traceback.print_exc()
         _log(f"{name}: {type(exc).__name__}: {exc}; no decision")
-        return ""
-    return json.dumps(out, ensure_ascii=False) if out else ""
+        return ""  # nothing recorded is committed: what it wrote stays pending (unsure)
+    if after is None:
+        _run_all(pending)
+    else:
+        after.extend(pending)
+    return text
+
+
+def _run_all(callbacks) -> None:
+    for callback in callbacks:
+        try:
+            callback()
+        except Exception as exc:  # an uncommitted intent only means "unsure"
+            _log(f"commit failed: {type(exc).__name__}: {exc}")
 
 
 def _log(message: str) -> None:
@@ -670,13 +861,15 @@ def main(argv: list[str] | None = None) -> int:
         text = sys.stdin.buffer.read().decode("utf-8", "replace")
     except Exception:
         return 0
-    out = run_hook(argv[0], text)
-    if out:
-        try:
+    after: list = []
+    out = run_hook(argv[0], text, after)
+    try:
+        if out:
             sys.stdout.write(out + "\n")
-            sys.stdout.flush()
-        except Exception:
-            pass
+        sys.stdout.flush()
+    except Exception:
+        return 0  # not delivered: the records stay pending, and later answers treat them as unsure
+    _run_all(after)  # delivered whole: commit
     return 0
 
 

@@ -30,6 +30,28 @@ def run_hook(name: str, payload, cwd: Path | None = None) -> tuple[int, str, str
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def run_hook_undelivered(name: str, payload, cwd: Path) -> int:
+    """The hook runs, but its output never reaches Claude Code: nobody reads its stdout
+    (the reader is gone before the hook writes, as when Claude Code was killed)."""
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "symbolpack.integrations.claude", name], stdin=subprocess.PIPE,
+                            stdout=write_end, stderr=subprocess.PIPE, cwd=cwd, env=_env())
+    os.close(write_end)
+    os.close(read_end)  # before the hook has its payload: its write can only fail
+    proc.communicate(json.dumps(payload).encode(), timeout=60)
+    return proc.returncode
+
+
+def tldrs(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "symbolpack.cli", *args], cwd=root, env=_env(),
+                          capture_output=True, text=True, timeout=60)
+
+
+def session_doc(root: Path, agent: "Agent") -> dict:
+    sid = claude.session_id_for({"session_id": agent.session_id})
+    return json.loads((root / ".symbolpack" / "sessions" / f"{sid}.json").read_text())
+
+
 def decision(stdout: str) -> dict | None:
     return json.loads(stdout)["hookSpecificOutput"] if stdout.strip() else None
 
@@ -115,6 +137,32 @@ def test_first_read_passes_through_and_the_re_read_is_unchanged(repo):
     assert agent.read("app.py") is None  # native tool runs: Claude's read tracking sees it
     text = reason(agent.read("app.py"))
     assert "[UNCHANGED] app.py:" in text and "not an error" in text
+    assert len(text) < 160 and "\n" not in text  # one short line: this is the common case
+
+
+def test_the_native_first_read_is_recorded_in_the_copy(repo):
+    agent = Agent(repo)
+    from symbolpack.store import Store
+
+    agent.read("big.txt", offset=10, limit=5)
+    store = Store(repo)
+    with store.session(claude.session_id_for({"session_id": agent.session_id}), write=False) as session:
+        copy = session.copy("big.txt")
+    assert copy.length is None and not copy.pending  # the hook's (empty) output went out: committed
+    assert [run[:2] for run in copy.runs] == [(10, 14)] and copy.runs[0][3] is None
+    assert store.get_object(copy.runs[0][2]) == (repo / "big.txt").read_bytes()
+
+
+def test_an_answer_never_delivered_leaves_its_lines_unsure(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    path = repo / "app.py"
+    path.write_text(path.read_text().replace("    total += 3\n", "    total += 333\n", 1))
+    payload = agent._payload("PreToolUse", "Read", {"file_path": str(path)})
+    assert run_hook_undelivered("claude-pre-read", payload, repo) == 0  # a [DELTA] nobody received
+    # the agent may or may not have the new lines: never [UNCHANGED], a plain (native) read
+    assert agent.read("app.py") is None
+    assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))  # that one was delivered
 
 
 def test_re_read_after_an_outside_change_shows_what_changed(repo):
@@ -145,6 +193,15 @@ def test_a_range_first_read_records_that_range_only(repo):
     assert agent.read("app.py") is None  # the whole file was never shown: plain read, natively
 
 
+def test_a_file_in_no_repository_is_followed_too(tmp_path):
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "notes.py").write_text(module(funcs=2))
+    agent = Agent(loose)  # no .git anywhere: the file is named by its absolute path
+    assert agent.read("notes.py") is None
+    assert "[UNCHANGED]" in reason(agent.read("notes.py"))
+
+
 def test_subagents_get_their_own_view(repo):
     parent = Agent(repo)
     parent.read("app.py")
@@ -163,6 +220,18 @@ def test_own_edits_keep_the_view_current(repo):
     guard, _ = agent.edit("app.py", "def func3(total):\n", "def func3(total):\n    total -= 1\n")
     assert guard is None  # its own earlier edit does not trip the guard
     assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))
+
+
+def test_own_edits_of_a_file_without_final_newline_keep_the_copy(make_repo):
+    root = make_repo({"tail.py": module(funcs=4) + "def last(total):\n    return total"})
+    agent = Agent(root)
+    assert agent.read("tail.py") is None
+    guard, note = agent.edit("tail.py", "    return total\n\n\ndef last", "    return total + 1\n\n\ndef last")
+    assert guard is None and note is None
+    guard, note = agent.edit("tail.py", "def last(total):\n    return total", "def last(total):\n    return -total")
+    assert guard is None and note is None
+    assert not (root / "tail.py").read_text().endswith("\n")
+    assert "[UNCHANGED] tail.py:" in reason(agent.read("tail.py"))
 
 
 def test_multiedit_and_write_update_the_view(repo):
@@ -195,26 +264,33 @@ def test_a_new_file_written_by_the_agent_is_known(repo):
     assert "[UNCHANGED] new.py:" in reason(agent.read("new.py"))
 
 
-def test_a_formatter_after_the_edit_shows_up_at_the_next_read(repo):
+def test_a_formatter_after_the_edit_makes_the_next_read_plain(repo):
     agent = Agent(repo)
     agent.read("app.py")
     path = repo / "app.py"
-
-    def edit_then_format(name: str) -> None:
-        args = {"old_string": f"def {name}(total):\n", "new_string": f"def {name}(total,x):\n"}
-        assert agent.pre_edit("app.py", **args) is None
-        path.write_text(path.read_text().replace(f"def {name}(total):\n", f"def {name}(total, x):\n"))  # formatted
-        agent.post_edit("app.py", **args)
-
-    edit_then_format("func4")
-    text = reason(agent.read("app.py"))
-    assert "def func4(total, x):" in text  # what the formatter wrote, not what the agent believes
-    edit_then_format("func5")
-    guard = reason(agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="def func1(t):\n"))
-    assert "changed on disk" in guard  # the formatter's change is not the agent's own
+    args = {"old_string": "def func4(total):\n", "new_string": "def func4(total,x):\n"}
+    assert agent.pre_edit("app.py", **args) is None
+    path.write_text(path.read_text().replace("def func4(total):\n", "def func4(total, x):\n"))  # formatted
+    assert agent.post_edit("app.py", **args) is None
+    # the edit replayed on the copy is not the file: the copy is dropped, never trusted
+    assert session_doc(repo, agent)["files"].get("app.py") is None
+    assert agent.read("app.py") is None  # the native tool shows what the formatter wrote
+    assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))
 
 
-def test_an_edit_inside_an_elided_body_is_flagged(repo):
+def test_an_edit_carries_a_partial_copy(repo):
+    agent = Agent(repo)
+    agent.read("big.txt")  # lines 1-2000 of 2500: the end of the file was never shown
+    _, note = agent.edit("big.txt", "row 10\n", "row ten\nrow 10.5\n")
+    assert note is None
+    doc = session_doc(repo, agent)
+    length, runs, shas, pending = doc["files"]["big.txt"]["copy"]
+    assert length is None and runs == [[1, 2001, 0, None]] and not pending  # shifted by the inserted line
+    assert "lines 1-2000" in reason(agent.read("big.txt"))  # and every one of them is right
+    assert agent.read("big.txt", offset=2002) is None  # never shown: the native tool shows it
+
+
+def test_an_edit_inside_an_elided_body_is_flagged_and_its_lines_become_known(repo):
     from symbolpack.operations import Workspace, read_file
 
     agent = Agent(repo)
@@ -230,6 +306,11 @@ def test_an_edit_inside_an_elided_body_is_flagged(repo):
     note = agent.post_edit("app.py", old_string=old, new_string=new)
     assert note is not None and note["hookEventName"] == "PostToolUse"
     assert "func3" in note["additionalContext"] and "elided" in note["additionalContext"]
+    length, runs, shas, _ = session_doc(repo, agent)["files"]["app.py"]["copy"]
+    start = path.read_text().splitlines().index("def func3(total):") + 1
+    known = [r for r in runs if r[3] is None]
+    assert any(a <= start and start + 14 <= b for a, b, _, _ in known)  # the lines it wrote
+    assert [r for r in runs if r[0] == start + 15] == [[start + 15, start + 15, 0, "app.py:python:func3"]]  # still elided
 
 
 def test_notebook_edits_drop_the_view(repo):
@@ -243,15 +324,61 @@ def test_notebook_edits_drop_the_view(repo):
 
 # --------------------------------------------------------------------------- pre-edit guard
 
-def test_guard_denies_an_edit_after_an_outside_change_then_serves_fresh(repo):
+def test_guard_denies_an_edit_of_lines_changed_outside_then_serves_fresh(repo):
     agent = Agent(repo)
     agent.read("app.py")
     path = repo / "app.py"
-    path.write_text(path.read_text().replace("    total += 5\n", "    total += 55\n", 1))
-    text = reason(agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="def func1(t):\n"))
-    assert "NOT applied" in text and "changed on disk" in text
+    path.write_text(path.read_text().replace("def func1(total):\n", "def func1(total, y=0):\n"))
+    text = reason(agent.pre_edit("app.py", old_string="def func1(total", new_string="def func1(t"))
+    line = path.read_text().splitlines().index("def func1(total, y=0):") + 1
+    assert "NOT applied" in text and f"line {line} changed on disk" in text
     assert agent.read("app.py") is None  # after the failed edit: the native tool shows it fresh
-    assert agent.pre_edit("app.py", old_string="def func1(total):\n", new_string="def func1(t):\n") is None
+    assert agent.pre_edit("app.py", old_string="def func1(total", new_string="def func1(t") is None
+
+
+def test_guard_allows_edits_of_lines_unchanged_since_read(repo):
+    agent = Agent(repo)
+    agent.read("app.py")
+    path = repo / "app.py"
+    path.write_text(path.read_text().replace("    total += 5\n", "    total += 55\n", 1))  # in func0
+    guard, _ = agent.edit("app.py", "def func1(total):\n", "def func1(t):\n")
+    assert guard is None  # the lines it changes are exactly as the agent read them
+    # its copy is not the file (func0 changed under it): dropped, and the next read is plain
+    assert agent.read("app.py") is None
+
+
+def test_guard_denies_edits_of_elided_lines(repo):
+    from symbolpack.operations import Workspace, read_file
+
+    agent = Agent(repo)
+    ws = Workspace(repo)
+    assert read_file(ws, repo / "app.py", claude.session_id_for({"session_id": agent.session_id})
+                     ).response["mode"] == "skeleton"
+    ws.close()
+    text = reason(agent.pre_edit("app.py", old_string="def func2(total):\n    total += 0\n    total += 1\n",
+                                 new_string="def func2(total):\n"))
+    assert "you have not seen" in text and "func2" in text
+    assert agent.pre_edit("app.py", old_string="def func2(total):\n", new_string="def func2(t):\n") is None
+
+
+def test_guard_allows_an_edit_of_code_a_context_pack_showed_without_final_newline(make_repo):
+    """Item 6: a file without a final newline, seen through `tldrs context`, was
+    reported changed on disk when it was not."""
+    source = module(funcs=3) + "def last(total):\n    total += func0(total)\n    return total"
+    root = make_repo({"lib.py": source})
+    agent = Agent(root)
+    sid = claude.session_id_for({"session_id": agent.session_id})
+    pack = tldrs(root, "context", "last", "--session-id", sid)
+    assert pack.returncode == 0, pack.stderr
+    assert "return total" in pack.stdout and "def last(total):" in pack.stdout
+    guard, note = agent.edit("lib.py", "    total += func0(total)\n    return total",
+                             "    total += func0(total) + 1\n    return total")
+    assert guard is None and note is None
+    guard, _ = agent.edit("lib.py", "    total += func0(total) + 1\n", "    total += func0(total) + 2\n")
+    assert guard is None  # its own earlier edit never trips it
+    assert not (root / "lib.py").read_text().endswith("\n")
+    text = reason(agent.pre_edit("lib.py", old_string="def func1(total):\n", new_string="def func1(t):\n"))
+    assert "you have not seen" in text  # the pack never showed func1
 
 
 def test_guard_trusts_content_not_mtime(repo):
@@ -291,13 +418,17 @@ def test_guard_ignores_files_it_never_saw_and_new_files(repo):
 
 # --------------------------------------------------------------------------- session start
 
-def test_compaction_drops_the_views(repo):
+def test_compaction_drops_every_copy(repo):
     agent = Agent(repo)
     agent.read("app.py")
+    agent.read("big.txt")
+    assert agent.pre_edit("big.txt", old_string="row 2300\n", new_string="x\n") is not None  # hook state too
     assert agent.session_start("resume") is None
-    assert agent.read("app.py") is not None  # resume keeps the context, and the views
+    assert agent.read("app.py") is not None  # resume keeps the context, and the copies
     out = agent.session_start("compact")
     assert out is not None and out["hookEventName"] == "SessionStart"
+    doc = session_doc(repo, agent)
+    assert doc["files"] == {} and claude.STATE_KEY not in doc and "symbols" not in doc
     assert agent.read("app.py") is None  # full again
     assert agent.session_start("clear") is not None
 
@@ -372,13 +503,33 @@ def test_session_ids_are_file_name_safe():
     assert claude.session_id_for({}) is None
 
 
-def test_carry_known_keeps_only_what_the_agent_saw_or_wrote():
-    old = ["a", "b", "c", "d"]
-    known = [False, True, False, True, True]  # b unknown
-    new = ["a", "B", "c", "x", "d"]  # b rewritten (blind), x inserted
-    mask, blind = claude.carry_known(old, new, known)
-    assert mask[1:] == [True, False, True, True, True]
-    assert blind == [(2, 2, 2, 2)]
+def test_replay_knows_the_lines_written_and_carries_the_rest():
+    K, G, H = claude.KNOWN, claude.GAP, claude._hidden_mark("f")
+    text, marks = "a\nb\nc\nd\n", [K, H, G, K, K]
+    seen = []
+    out = claude.replay(text, marks, [("b\nc\n", "B\nx\nC\n", False)], lambda *t: seen.append(t))
+    assert out == ("a\nB\nx\nC\nd\n", [K, K, K, K, K, K])  # written wholly by the agent: known
+    assert seen == [(2, 3, [H, G], 2, 4)]
+    text2, marks2 = claude.replay("a\nb1\nc\nd\n", marks, [("b", "bb", False)])
+    assert text2 == "a\nbb1\nc\nd\n" and marks2 == marks  # a piece of a hidden line kept: still hidden
+    assert claude.replay(text, marks, [("z", "y", False)]) is None  # the native tool refuses it
+    assert claude.replay("q q", [K], [("q", "r", True)]) == ("r r", [K])
+
+
+def test_carry_edit_follows_the_copy_and_checks_it_against_the_file():
+    from symbolpack.agentcopy import AgentCopy
+
+    K, G, H = claude.KNOWN, claude.GAP, claude._hidden_mark("f")
+    v1, sha = ["a", "b", "c", "d"], "1" * 64
+    copy = AgentCopy(None, ((1, 2, sha, None), (3, 3, sha, "f")))  # lines 1-3 seen in a range; c elided
+    load = {sha: v1}.get
+    cells, blind = claude.carry_edit(copy, load, [("b\n", "B\nb2\n", False)], ["a", "B", "b2", "c", "d", "e"])
+    assert cells[1:] == [K, K, K, H, G, G] and blind == []
+    assert claude.carry_edit(copy, load, [("b\n", "B\n", False)], ["a", "X", "c", "d"]) is None  # not the file
+    assert claude.carry_edit(copy, load, [("d", "D", False)], ["a", "b", "c", "D"]) is None  # never shown: no replay
+    pending = AgentCopy(4, ((1, 4, sha, None),), (("i1", 2, 2),))
+    cells, blind = claude.carry_edit(pending, load, [("c", "C", False)], ["a", "b", "C", "d"], final_newline=False)
+    assert cells[1:] == [K, G, K, K]  # an undelivered line is carried as unknown
 
 
 def test_apply_edit_follows_the_native_rules():
