@@ -5,12 +5,21 @@ Every tool is a thin adapter over the function the CLI calls
 `context.context_pack`, `context.diff_context`, `lookup.rank`), so an MCP client
 sees exactly what `tldrs read` would show. One process serves one connection,
 and one connection is one session (`mcp-<random>`) unless a tool call passes
-`session_id` (to share views with hooks or the CLI, or to keep one across
-restarts).
+`session_id` (to share its copies of files with hooks or the CLI, or to keep
+one across restarts).
 
 The protocol owns stdout. The SDK writes to a duplicate of the original
 stdout, and file descriptor 1 is pointed at stderr before any tool runs, so a
 stray print (ours, a library's, a child process's) cannot corrupt the stream.
+
+Delivery: a read or a pack writes into the session's copy with its lines
+pending on an intent; the intent is committed only once the JSON-RPC response
+to that tool call has been written and flushed to the client (`Deliveries`
+wraps the protocol stream). A server killed in between leaves the lines
+pending, which later answers treat as unsure (plain reads).
+
+The server is quiet: the SDK's per-request log lines are off unless
+`SYMBOLPACK_LOG=debug`.
 
 The SDK is an optional extra (`pip install 'symbolpack[mcp]'`), imported only
 here; `python -m symbolpack.integrations.mcp_server` runs the server without
@@ -76,6 +85,96 @@ def default_session_id() -> str:
     return f"mcp-{uuid.uuid4().hex[:16]}"
 
 
+class Deliveries:
+    """Commits that wait for their answer to reach the client, by JSON-RPC request id.
+
+    A tool registers `result.commit` under the id of the request it is answering;
+    `stream(out)` wraps the protocol stream the SDK writes to, and after a response
+    line with that id has been written and flushed, its commits run. Until a stream
+    is attached (the server used in-process, or run by something other than
+    `serve`) returning is delivering: commits run at once."""
+
+    def __init__(self):
+        self.attached = False
+        self._waiting: dict[str, list] = {}
+
+    def register(self, request_id: str | None, commit) -> None:
+        if commit is None:
+            return
+        if not self.attached or request_id is None:
+            _run(commit)
+        else:
+            self._waiting.setdefault(request_id, []).append(commit)
+
+    def delivered(self, request_id: str, ok: bool = True) -> None:
+        for commit in self._waiting.pop(request_id, ()):
+            if ok:
+                _run(commit)  # else: not delivered as an answer; its lines stay pending (unsure)
+
+    def stream(self, out) -> "_DeliveryStream":
+        self.attached = True
+        return _DeliveryStream(out, self)
+
+
+class _DeliveryStream:
+    """The async text stream `mcp.server.stdio.stdio_server` writes each message to
+    (`write(line)` then `flush()`), telling `Deliveries` which responses went out."""
+
+    def __init__(self, out, deliveries: Deliveries):
+        self._out = out
+        self._deliveries = deliveries
+        self._unflushed: list[str] = []
+
+    async def write(self, text: str):
+        result = await self._out.write(text)
+        self._unflushed.append(text)
+        return result
+
+    async def flush(self) -> None:
+        await self._out.flush()
+        written, self._unflushed = self._unflushed, []
+        for text in written:
+            answer = _response_id(text)
+            if answer is not None:
+                self._deliveries.delivered(*answer)
+
+    def __getattr__(self, name):
+        return getattr(self._out, name)
+
+
+def _response_id(line: str) -> tuple[str, bool] | None:
+    """(request id, succeeded) when *line* is a JSON-RPC response, else None."""
+    if '"result"' not in line and '"error"' not in line:
+        return None
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "id" not in message or "method" in message:
+        return None
+    if "result" not in message and "error" not in message:
+        return None
+    return str(message["id"]), "result" in message
+
+
+def _run(commit) -> None:
+    try:
+        commit()
+    except Exception as exc:  # an uncommitted intent only means "unsure"
+        print(f"symbolpack: warning: could not confirm a delivered answer ({exc})", file=sys.stderr)
+
+
+def quiet_logging() -> str:
+    """The SDK logs every request at INFO on stderr; keep only warnings unless
+    SYMBOLPACK_LOG=debug. Returns the level for FastMCP's own set-up."""
+    import logging
+
+    level = "DEBUG" if os.environ.get("SYMBOLPACK_LOG", "").lower() == "debug" else "WARNING"
+    for name in ("mcp", "FastMCP"):
+        logging.getLogger(name).setLevel(level)
+    return level
+
+
 def build_server(root: Path | None = None, session_id: str | None = None):
     """A FastMCP server over one workspace. *session_id*: the connection's default."""
     from mcp.server.fastmcp import FastMCP
@@ -86,7 +185,21 @@ def build_server(root: Path | None = None, session_id: str | None = None):
 
     ws = operations.Workspace(project_root(root) if root else None)
     connection_session = validate_session_id(session_id) if session_id else default_session_id()
-    server = FastMCP("symbolpack", instructions=INSTRUCTIONS)
+    server = FastMCP("symbolpack", instructions=INSTRUCTIONS, log_level=quiet_logging())
+    quiet_logging()  # again: FastMCP's set-up may have touched the loggers
+    deliveries = Deliveries()
+
+    def request_id() -> str | None:
+        """The JSON-RPC id of the tool call being answered (None outside a request)."""
+        try:
+            return server.get_context().request_id
+        except (LookupError, ValueError, AttributeError):
+            return None
+
+    def deliver(result):
+        """Commit *result*'s records once the answer to this call is out."""
+        deliveries.register(request_id(), getattr(result, "commit", None))
+        return result
 
     def sid(value: str | None) -> str:
         return validate_session_id(value) if value else connection_session
@@ -99,25 +212,26 @@ def build_server(root: Path | None = None, session_id: str | None = None):
     def read_file(path: str, offset: int | None = None, limit: int | None = None, symbol: str | None = None,
                   session_id: str | None = None) -> str:
         result = operations.read_file(ws, resolve(path), sid(session_id), offset=offset, limit=limit,
-                                      symbol=symbol)
-        return result.response["text"]
+                                      symbol=symbol, confirm=False)
+        return deliver(result).response["text"]
 
     @server.tool(description=CONTEXT_DOC, structured_output=False)
     def context(entry: str, depth: int = 2, budget: int | None = None, session_id: str | None = None) -> str:
         context_mod = _context_module()
-        kwargs = {"depth": depth, "session_id": sid(session_id)}
+        kwargs = {"depth": depth, "session_id": sid(session_id), "confirm": False}
         if budget is not None:
             kwargs["budget"] = budget
-        return _text_of(context_mod.context_pack(ws, entry, **kwargs))
+        return _text_of(deliver(context_mod.context_pack(ws, entry, **kwargs)))
 
     @server.tool(description=DIFF_CONTEXT_DOC, structured_output=False)
     def diff_context(base: str = "HEAD", budget: int | None = None, no_delta: bool = False,
                      session_id: str | None = None) -> str:
         context_mod = _context_module()
-        kwargs = {"base": base, "session_id": None if no_delta else sid(session_id), "delta": not no_delta}
+        kwargs = {"base": base, "session_id": None if no_delta else sid(session_id), "delta": not no_delta,
+                  "confirm": False}
         if budget is not None:
             kwargs["budget"] = budget
-        return _text_of(context_mod.diff_context(ws, **kwargs))
+        return _text_of(deliver(context_mod.diff_context(ws, **kwargs)))
 
     @server.tool(description=SEARCH_DOC, structured_output=False)
     def search_symbols(query: str, limit: int = 10) -> str:
@@ -134,6 +248,7 @@ def build_server(root: Path | None = None, session_id: str | None = None):
 
     server.symbolpack_workspace = ws  # for tests and shutdown
     server.symbolpack_session_id = connection_session
+    server.symbolpack_deliveries = deliveries
     return server
 
 
@@ -182,6 +297,7 @@ def serve(root: Path | None = None, session_id: str | None = None) -> int:
     sys.stdout = sys.stderr
     protocol_out = anyio.wrap_file(io.TextIOWrapper(os.fdopen(protocol_fd, "wb"), encoding="utf-8"))
     server = build_server(root, session_id)
+    protocol_out = server.symbolpack_deliveries.stream(protocol_out)  # commits follow the answers out
 
     async def run() -> None:
         async with stdio_server(stdout=protocol_out) as (read_stream, write_stream):
