@@ -44,6 +44,7 @@ from typing import Iterable, Sequence
 
 from .index import looks_binary, sha256_hex
 from .languages import has_query, language_for_path, query_version
+from .sources import is_sensitive
 from .symbols import CLASS_LIKE, SymbolSlice, split_lines
 from .workspace import SymbolpackError
 
@@ -743,6 +744,10 @@ class CallGraph:
         """Symbols, call sites and imports of *path* in this snapshot (None when absent)."""
         if path in self._facts:
             return self._facts[path]
+        if is_sensitive(path):  # never read, never parsed, never cached
+            self._facts[path] = FileFacts(path, language_for_path(path), sha256_hex(b""), b"") \
+                if self.snap.exists(path) else None
+            return self._facts[path]
         data = self.snap.read(path)
         self._facts[path] = None if data is None else self.facts_for_bytes(path, data)
         return self._facts[path]
@@ -758,9 +763,13 @@ class CallGraph:
         return facts
 
     def facts_for_bytes(self, path: str, data: bytes) -> FileFacts:
+        """Facts of *data* as *path*. A sensitive file (by name) or one that is not UTF-8
+        text gets none: nothing of it is parsed or cached, so no slice can show it."""
         lang = language_for_path(path)
+        if is_sensitive(path):
+            return FileFacts(path, lang, sha256_hex(b""), b"")
         sha = sha256_hex(data)
-        if not has_query(lang) or looks_binary(data) or len(data) > MAX_GRAPH_BYTES:
+        if not has_query(lang) or looks_binary(data) or len(data) > MAX_GRAPH_BYTES or not _is_utf8(data):
             return FileFacts(path, lang, sha, data)
         fs = self.index.symbols_for_bytes(path, data, lang)
         if not fs.parsed:
@@ -867,7 +876,7 @@ class CallGraph:
 
     def _parseable(self) -> list[str]:
         if self._pool is None:
-            self._pool = [p for p in self.snap.paths() if has_query(language_for_path(p))]
+            self._pool = [p for p in self.snap.paths() if has_query(language_for_path(p)) and not is_sensitive(p)]
             self.snap.read_many(self._pool)
         return self._pool
 
@@ -1419,6 +1428,14 @@ class CallGraph:
 
 
 # --------------------------------------------------------------------------- helpers
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
 
 def _mentions(data: bytes | None, needle: bytes, uses_only: bool) -> bool:
     """*needle* occurs in *data* as a whole word (with *uses_only*: not as `def needle`)."""

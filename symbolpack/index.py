@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .languages import has_query, language_for_path, query_version
+from .sources import is_sensitive
 from .symbols import Reference, SymbolRecord, SymbolSlice, bind, parse_bytes
 from .workspace import StateUnavailable, SymbolpackError, display_path, find_repo_root, sha256_hex, state_dir
 
@@ -279,17 +280,22 @@ class Index:
 
     def file(self, path: Path) -> FileSymbols:
         path = path.resolve()
+        if is_sensitive(path):
+            return self.symbols_for_bytes(self.rel(path), b"")
         data = path.read_bytes()
         return self.symbols_for_bytes(self.rel(path), data)
 
     def files(self, paths: Sequence[Path]) -> list[FileSymbols]:
         items = []
         for path in paths:
+            rel = self.rel(path)
+            if is_sensitive(rel):  # listed, never read (see _bind_all)
+                items.append((rel, None, b""))
+                continue
             try:
                 data = path.read_bytes()
             except OSError:
                 continue
-            rel = self.rel(path)
             lang = language_for_path(path)
             if looks_binary(data):
                 lang = None
@@ -298,6 +304,9 @@ class Index:
         return self._bind_all(items)
 
     def _bind_all(self, items: list[tuple[str, str | None, bytes]]) -> list[FileSymbols]:
+        # a sensitive file (by name, `sources.is_sensitive`) is never parsed nor cached:
+        # no symbol, signature or digest of its content may reach the state directory
+        items = [(rel, None, b"") if is_sensitive(rel) else (rel, lang, data) for rel, lang, data in items]
         digests = [sha256_hex(data) for _, _, data in items]
         keys = {i: _cache_key(lang, digests[i]) for i, (_, lang, _) in enumerate(items) if has_query(lang)}
         packed: dict[int, tuple] = {}

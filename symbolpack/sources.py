@@ -72,7 +72,7 @@ def _sensitive_matcher(extra: str):
 def is_sensitive(path: Path | str) -> bool:
     """Is this file's *name* one whose content symbolpack must never show, store or
     cache (`DEFAULT_SENSITIVE` plus the comma-separated globs of `$SYMBOLPACK_SENSITIVE`)?"""
-    name = path.rsplit("/", 1)[-1] if isinstance(path, str) else path.name
+    name = path.rstrip("/").rsplit("/", 1)[-1] if isinstance(path, str) else Path(path).name
     return _sensitive_matcher(os.environ.get("SYMBOLPACK_SENSITIVE", ""))(name) is not None
 
 
