@@ -14,12 +14,18 @@ delta: a symbol whose *code* this session was already given, with the same
 ETag, is sent as a signature stub marked `[UNCHANGED]`. Only code is ever
 recorded as given; a signature or a budget-cut slice is not.
 
-The invariant this module defends (PROTOCOL.md, diff-context): every changed
-line is visible, in a slice with code, in an `[UNCHANGED]` slice the session
-got before, or in a unified diff in `diffs`. Whatever a slice cannot show --
+The invariants this module defends (PROTOCOL.md, diff-context): every changed
+line is visible, in a slice with code, in an `[UNCHANGED]` slice the session's
+copy holds, or in a unified diff in `diffs` -- or its file is *summarized* by
+name; and the budget is a hard cap on the text. Whatever a slice cannot show --
 a file no parser handles, lines outside any symbol, a deleted symbol or file,
-a changed symbol the budget could not hold -- goes to `diffs`, even when that
-overruns the budget: the budget bounds what is optional, never what changed.
+a changed symbol the budget could not hold -- goes to `diffs` while it fits;
+what does not fit (a deleted 9,000-line file, a rewritten lockfile, a body too
+long even for its own diff) becomes one summary line: path, +added/-removed
+lines, the symbols it changes or removes, and the command that shows it. Files
+symbolpack must never show -- sensitive names (`sources.is_sensitive`: never
+read, parsed or cached) and content that is not UTF-8 (never decoded with
+substitutions) -- are always summaries, and never written into the agent's copy.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -42,6 +49,7 @@ from .callgraph import (
     run_git,
 )
 from .index import looks_binary
+from .sources import is_sensitive
 from .symbols import CLASS_LIKE, SymbolSlice, split_lines
 from .tokens import count_tokens
 from .workspace import SymbolpackError, find_repo_root, state_dir
@@ -52,6 +60,7 @@ MAX_RELATED = 200
 CONTEXT_LINES = 3
 # section headers and the summary line: spent before any slice is placed
 FRAME_TOKENS = 80
+HEADER_TOKENS = 15  # the "== signatures ==", "== code ==", "== diffs ==" lines
 RELEVANCE_ORDER = {"entry": 0, "contains_diff": 0, "caller": 1, "callee": 2, "test": 3}
 _NULL_SHA = "0" * 40
 _TEST_PATH = re.compile(
@@ -117,6 +126,8 @@ class FileChange:
     old_blob: str | None = None  # git object names, when git knows them
     new_blob: str | None = None
     note: str | None = None  # binary, submodule, mode change: said instead of a diff
+    withheld: str | None = None  # why no line of it is ever shown: "not UTF-8 text", "sensitive"
+    untracked: bool = False  # not in git's index: `git diff` does not show it
     old_lines: list[str] = field(default_factory=list)
     new_lines: list[str] = field(default_factory=list)
     opcodes: list[tuple] = field(default_factory=list)
@@ -131,7 +142,19 @@ class FileChange:
 
 
 def _decode_lines(data: bytes | None) -> list[str]:
-    return [line.decode("utf-8", "replace") for line in split_lines(data or b"")]
+    """Lines of UTF-8 *data*. Strict: a file that is not UTF-8 is never shown (PROTOCOL.md:
+    no substitutions passed off as verbatim); callers check `is_utf8` first."""
+    return [line.decode("utf-8") for line in split_lines(data or b"")]
+
+
+def is_utf8(data: bytes | None) -> bool:
+    if data is None:
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def check_budget(budget: int) -> None:
@@ -210,7 +233,7 @@ def changed_files(root: Path, base: str, head: str | None) -> list[FileChange]:
         for p in others.split(b"\0"):
             if p and not p.endswith(b"/"):
                 changes.append(FileChange("A", None, p.decode("utf-8", "surrogateescape"), None, None,
-                                          "000000", "100644"))
+                                          "000000", "100644", untracked=True))
     _load_contents(root, changes, head)
     return changes
 
@@ -300,14 +323,17 @@ def _consistent(hunks: Sequence[tuple], old_len: int, new_len: int) -> bool:
 
 def _load_contents(root: Path, changes: list[FileChange], head: str | None) -> None:
     """Fill old/new bytes: old from git objects; new from git objects (*head*) or the working tree."""
-    wanted = []
-    for c in changes:
-        if c.old_blob and c.old_mode != "160000":
-            wanted.append(c.old_blob)
-        if head and c.new_blob and c.new_mode != "160000":
-            wanted.append(c.new_blob)
+    for c in changes:  # a sensitive file is never read: nothing of it can reach a pack or a cache
+        if any(p and is_sensitive(p) for p in (c.old_path, c.new_path)):
+            c.withheld = "sensitive"
+            c.opcodes = list(c.git_hunks or [])  # for its line counts only
+    wanted = [w for c in changes if not c.withheld
+              for w in (c.old_blob if c.old_mode != "160000" else None,
+                        c.new_blob if head and c.new_mode != "160000" else None) if w]
     blobs = cat_blobs(root, wanted)
     for c in changes:
+        if c.withheld:
+            continue
         if c.old_mode == "160000" or c.new_mode == "160000":
             c.note = f"submodule {c.path}: {(c.old_blob or 'none')[:12]} -> {(c.new_blob or 'working tree')[:12]}"
             continue
@@ -338,23 +364,29 @@ def _local_id(sym: SymbolSlice, path: str, lang: str) -> str:
 
 
 def analyze(graph: CallGraph, change: FileChange) -> None:
-    """Line diff of one file and, when a parser handles it, the symbol owning each changed line."""
-    if change.note is not None:
+    """Line diff of one file and, when a parser handles it, the symbol owning each changed line.
+    A file that is not UTF-8 is *withheld*: counted, summarized, never decoded for display."""
+    if change.note is not None or change.withheld:
         return
     if (change.old is not None and looks_binary(change.old)) or (change.new is not None and looks_binary(change.new)):
         verb = {"A": "added", "D": "deleted"}.get(change.status, "changed")
         change.note = f"binary file {change.path} {verb}" + (
             f" (renamed from {change.old_path})" if change.old_path and change.old_path != change.path else "")
         return
-    change.old_lines = _decode_lines(change.old)
-    change.new_lines = _decode_lines(change.new)
+    old_lines, new_lines = split_lines(change.old or b""), split_lines(change.new or b"")
     if change.git_hunks and change.old != change.new and \
-            _consistent(change.git_hunks, len(change.old_lines), len(change.new_lines)):
+            _consistent(change.git_hunks, len(old_lines), len(new_lines)):
         change.opcodes = list(change.git_hunks)
     else:  # untracked files, or bytes git normalises differently (eol filters)
-        junk = len(change.old_lines) + len(change.new_lines) > 20000
-        matcher = difflib.SequenceMatcher(None, change.old_lines, change.new_lines, autojunk=junk)
+        junk = len(old_lines) + len(new_lines) > 20000
+        matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=junk)
         change.opcodes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if not (is_utf8(change.old) and is_utf8(change.new)):
+        if change.opcodes or change.old is None or change.new is None:
+            change.withheld = "not UTF-8 text"
+            return
+    else:
+        change.old_lines, change.new_lines = _decode_lines(change.old), _decode_lines(change.new)
     if change.old == change.new or (not change.opcodes and change.old is not None and change.new is not None):
         if change.old_path and change.new_path and change.old_path != change.new_path:
             change.note = f"renamed {change.old_path} -> {change.new_path} (content unchanged)"
@@ -462,7 +494,12 @@ def _signature_block(s: PackSlice) -> str:
         head = f"-- [UNCHANGED] {sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{tag}: " \
                "code as given earlier in this session"
     else:
-        cut = " (signature only: over the token budget)" if s.cut else ""
+        cut = ""
+        if s.cut:
+            a, b = sym.lines
+            see = f"; see: tldrs read {shlex.quote(sym.path)} --offset {a} --limit {b - a + 1}" \
+                if s.relevance == "entry" else ""
+            cut = f" (signature only: over the token budget{see})"
         head = f"-- {sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{tag}{cut}"
     sig = "\n".join("   " + line for line in (sym.signature or sym.name).split("\n"))
     return f"{head}\n{sig}"
@@ -476,6 +513,8 @@ def _code_block(s: PackSlice) -> str:
 
 
 def _diff_block(d: dict) -> str:
+    if d["diff"] is None:
+        return f"-- not shown: {d['summary']}"
     return f"-- diff {d['path']}\n{d['diff']}"
 
 
@@ -506,7 +545,12 @@ def allocate(slices: list[PackSlice], budget: int, held: Callable[[PackSlice], b
             remaining -= s.signature_cost()
             continue
         code = s.code_cost()
-        other = fallback_cost(s) if fallback_cost is not None else s.signature_cost()
+        if fallback_cost is not None:
+            other = fallback_cost(s)
+        else:
+            s.cut = True  # priced as it would be drawn
+            other = s.signature_cost()
+            s.cut = False
         if code <= other:
             s.mode, remaining = "code", remaining - code
         else:
@@ -538,18 +582,29 @@ def allocate(slices: list[PackSlice], budget: int, held: Callable[[PackSlice], b
     return budget - fixed_cost - remaining
 
 
-def fit(work: list[PackSlice], budget: int, draw: Callable[[], str]) -> str:
+def fit(work: list[PackSlice], budget: int, draw: Callable[[], str],
+        degrade: Callable[[], bool] | None = None) -> str:
     """Draw the pack; while it is over *budget*, take code, then whole slices, from the
-    least relevant optional slice. Changed symbols and the entry are never touched."""
+    least relevant optional slice; then take back code that was upgraded from a cheaper
+    mandatory form; then let *degrade* make one more step smaller (summarize a diff,
+    cut a changed symbol to its signature...; False when it has nothing left).
+
+    The budget is a hard cap (PROTOCOL.md): when nothing is left to degrade, every slice
+    goes and what remains is cut at the budget with a marker saying so."""
     text = draw()
     while count_tokens(text) > budget:
         optional = [s for s in work if s.relevance not in ("contains_diff", "entry")]
         if not optional:
             upgraded = [s for s in work if s.upgraded and s.mode == "code"]
-            if not upgraded:
-                break
-            victim = max(upgraded, key=lambda s: (s.sym.lines[1] - s.sym.lines[0], s.sym.id))
-            victim.mode, victim.cut, victim.upgraded = "signature", True, False
+            if upgraded:
+                victim = max(upgraded, key=lambda s: (s.sym.lines[1] - s.sym.lines[0], s.sym.id))
+                victim.mode, victim.cut, victim.upgraded = "signature", True, False
+            elif degrade is None or not degrade():
+                if work:
+                    work.clear()  # nothing shown is then recorded as given
+                    text = draw()
+                    continue
+                return _clip(text, budget)
             text = draw()
             continue
         victim = max(optional, key=lambda s: (s.mode == "code", RELEVANCE_ORDER.get(s.relevance, 9), s.depth,
@@ -560,6 +615,23 @@ def fit(work: list[PackSlice], budget: int, draw: Callable[[], str]) -> str:
             work.remove(victim)
         text = draw()
     return text
+
+
+def _clip(text: str, budget: int) -> str:
+    """The last resort of `fit`: the first lines of *text* that fit, and a marker."""
+    marker = "[pack cut at the token budget: raise --budget]"
+    kept: list[str] = []
+    used = count_tokens(marker)
+    for line in text.split("\n"):
+        cost = count_tokens(line + "\n")
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+    out = "\n".join(kept + [marker])
+    while out and count_tokens(out) > budget:
+        out = out[:-max(1, len(out) // 8)]
+    return out
 
 
 def render(slices: list[PackSlice], diffs: list[dict], footer: str) -> str:
@@ -579,7 +651,12 @@ def render(slices: list[PackSlice], diffs: list[dict], footer: str) -> str:
         parts += [_code_block(s) for s in related + changing]
     if diffs:
         parts.append("== diffs ==")
-        parts += [_diff_block(d) for d in diffs]
+        seen: set[str] = set()  # files summarized together share one line
+        for d in diffs:
+            block = _diff_block(d)
+            if block not in seen:
+                seen.add(block)
+                parts.append(block)
     parts.append(footer)
     return "\n".join(parts)
 
@@ -759,7 +836,17 @@ def related_symbols(graph: CallGraph, changed: Sequence[SymbolSlice]) -> list[tu
 def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
                  delta: bool = True, budget: int = DEFAULT_BUDGET, confirm: bool = True) -> PackResult:
     """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*.
-    *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery)."""
+    *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery).
+
+    `budget` is a hard cap on `text`. A file whose changes cannot be shown -- not UTF-8,
+    sensitive, or too big for the budget (a deleted file, a rewritten lockfile) -- is
+    summarized instead of diffed: its `diffs` entry is
+    `{"path": ..., "diff": null, "summary": "<the line the text shows>"}`, the summary naming
+    the path, its +added/-removed line counts, the symbols it changes or removes, and the
+    command that shows it (`git diff BASE -- 'path'`). When even the one-line summaries do
+    not fit, several files share one line ("N more changed files: a, b, c; see: ...") and
+    each of their entries carries that line as its summary.
+    """
     check_budget(budget)
     root = _git_root(ws)
     base_sha = _rev(root, base, "base")
@@ -773,12 +860,12 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
             if c.new_path and c.new is not None:
                 snapshot.seed(c.new_path, c.new)
             analyze(graph, c)
-        changes = [c for c in changes if c.note is not None or c.opcodes]
+        changes = [c for c in changes if c.note is not None or c.opcodes or c.withheld]
         label = f"{base}..{head}" if head else base
         if not changes:
             text = f"no changes against {label}" if not head else f"no changes between {base} and {head}"
             return PackResult({"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text), "slices": [],
-                    "unchanged": [], "diffs": [], "cache_stats": _cache_stats([]), "text": text})
+                               "unchanged": [], "diffs": [], "cache_stats": _cache_stats([]), "text": text})
         changed_ids: dict[str, SymbolSlice] = {}
         for c in changes:
             if c.parsed:
@@ -801,36 +888,152 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
         pack_diffs: list[dict] = []
 
         change_at = {c.new_path: c for c in changes if c.parsed}
+        by_path = {c.path: c for c in changes}
         everything = set(changed_ids)
+        revs = [r if not r.startswith("-") else sha for r, sha in ((base, base_sha), (head, head_sha)) if r]
+        summarized: set[str] = set()  # files whose changes are one summary line instead of a diff
+        grouped: list[str] = []  # files named only in the shared "N more changed files" line
+        group_names = [len(changes)]  # how many of those the shared line names
+        summaries: dict[str, str] = {}
+        compact: list[bool] = []  # [True]: the footer says only what is needed
+
+        def summary_of(c: FileChange) -> str:
+            if c.path not in summaries:
+                if c.withheld == "sensitive":
+                    why, see = "sensitive, not shown", None
+                elif c.withheld:
+                    why, see = f"{c.withheld}, not shown", _see_command(c, revs)
+                else:
+                    why, see = "over the token budget", _see_command(c, revs)
+                summaries[c.path] = _file_summary(c, why, _symbol_names(graph, c), see)
+            return summaries[c.path]
+
+        def group_line() -> str:
+            in_order = [c.path for c in changes if c.path in grouped]
+            named = in_order[:group_names[0]]
+            more = len(grouped) - len(named)
+            listed = ", ".join(named) + (f" and {more} more" if more else "")
+            see = "git diff --stat " + " ".join(shlex.quote(r) for r in revs)
+            if any(by_path[p].untracked for p in grouped):
+                see += "; git status --short"
+            files = f"{len(grouped)} changed file{'s' if len(grouped) > 1 else ''}"
+            return f"{files}{': ' + listed if named else ''}; over the token budget; see: {see}"
+
+        def diffs_for(visible: set[str]) -> list[dict]:
+            return _diffs(changes, visible, summary_of, summarized, set(grouped), group_line() if grouped else "")
 
         base_diff_cost: dict[str, int] = {}
+        fallback_memo: dict[str, int] = {}
 
         def fallback_cost(s: PackSlice) -> int:
-            """Tokens to show a changed symbol as signature + diff instead of code."""
-            c = change_at[s.sym.path]
-            others = everything - {s.sym.id}
-            without = render_diff(c, lambda n: c.new_owner.get(n) in others, lambda o: c.old_owner.get(o) in others)
-            if c.path not in base_diff_cost:
-                with_ = render_diff(c, lambda n: c.new_owner.get(n) in everything,
-                                    lambda o: c.old_owner.get(o) in everything)
-                base_diff_cost[c.path] = count_tokens(with_ or "")
+            """Tokens to show a changed symbol as signature + diff instead of code (signature
+            alone when its file is summarized: the summary names it)."""
             s.cut = True  # priced as it would be drawn
-            cost = s.signature_cost() + count_tokens(without or "") - base_diff_cost[c.path]
+            sig = s.signature_cost()
             s.cut = False
-            return cost
+            if s.sym.path in summarized:
+                return sig
+            if s.sym.id not in fallback_memo:
+                c = change_at[s.sym.path]
+                others = everything - {s.sym.id}
+                without = render_diff(c, lambda n: c.new_owner.get(n) in others,
+                                      lambda o: c.old_owner.get(o) in others)
+                if c.path not in base_diff_cost:
+                    with_ = render_diff(c, lambda n: c.new_owner.get(n) in everything,
+                                        lambda o: c.old_owner.get(o) in everything)
+                    base_diff_cost[c.path] = count_tokens(with_ or "")
+                fallback_memo[s.sym.id] = count_tokens(without or "") - base_diff_cost[c.path]
+            return sig + fallback_memo[s.sym.id]
+
+        def summarize_to_fit(work: list[PackSlice], mandatory: list[dict]) -> int:
+            """Summarize the files that cost most until the changed symbols' cheapest forms,
+            the diffs no slice can show and the frame fit; returns the fixed cost left."""
+            diff_cost = {d["path"]: _cost(_diff_block(d)) for d in mandatory}
+            mine: dict[str, list[PackSlice]] = {}
+            for s in work:
+                if s.relevance == "contains_diff":
+                    mine.setdefault(s.sym.path, []).append(s)
+
+            def slices_cost(path: str) -> int:
+                return sum(s.signature_cost() if s.mode == "unchanged" else min(s.code_cost(), fallback_cost(s))
+                           for s in mine.get(path, ()))
+
+            def line_cost(path: str) -> int:
+                return _cost(_diff_block({"diff": None, "summary": summary_of(by_path[path])}))
+
+            frame = count_tokens(footer(work)) + HEADER_TOKENS
+            paths = [p for p in dict.fromkeys([*diff_cost, *mine]) if not by_path[p].withheld]
+            fixed = frame + sum(diff_cost[p] for p in diff_cost if by_path[p].withheld)
+            shown = {p: diff_cost.get(p, 0) + slices_cost(p) for p in paths}
+            total = fixed + sum(shown.values())
+            if total > budget:
+                gains = {}
+                for p in paths:  # what summarizing each file saves (it depends on that file only)
+                    summarized.add(p)
+                    gains[p] = shown[p] - line_cost(p) - slices_cost(p)
+                    summarized.discard(p)
+                for p in sorted(paths, key=lambda p: (-gains[p], p)):
+                    if total <= budget or gains[p] <= 0:
+                        break
+                    summarized.add(p)
+                    total -= gains[p]
+            return fixed + sum(line_cost(p) if p in summarized else diff_cost.get(p, 0) for p in paths)
+
+        def degrade(work: list[PackSlice]) -> bool:
+            """One more step down when the pack is still over the budget (see `fit`)."""
+            full = [d for d in pack_diffs if d["diff"] is not None and d["path"] not in summarized
+                    and by_path[d["path"]].note is None]
+            if full:
+                summarized.add(max(full, key=lambda d: (len(d["diff"]), d["path"]))["path"])
+                return True
+            code = [s for s in work if s.relevance == "contains_diff" and s.mode == "code"]
+            if code:  # a changed symbol too big even for its own diff: signature + summary
+                victim = max(code, key=lambda s: (s.code_cost(), s.sym.id))
+                victim.mode, victim.cut = "signature", True
+                summarized.add(victim.sym.path)
+                return True
+            stubs = [s for s in work if s.relevance == "contains_diff"]
+            if stubs:  # its file's summary names it
+                victim = max(stubs, key=lambda s: (s.signature_cost(), s.sym.id))
+                summarized.add(victim.sym.path)
+                work.remove(victim)
+                return True
+            single = [d for d in pack_diffs if d["path"] not in grouped]
+            if single:  # sensitive and non-UTF-8 files keep their own line longest
+                victim = max(single, key=lambda d: (not by_path[d["path"]].withheld,
+                                                    len(d["summary"] or d["diff"] or ""), d["path"]))
+                grouped.append(victim["path"])
+                return True
+            if not compact:
+                compact.append(True)  # the short footer
+                return True
+            if group_names[0] > 0:
+                group_names[0] = min(group_names[0], len(grouped)) // 2
+                return True
+            return False
 
         def decide(held: Callable[[PackSlice], bool]) -> list[PackSlice]:
             work = list(slices)
-            mandatory = _diffs(changes, everything)  # what no slice can show
-            fixed = sum(_cost(_diff_block(d)) for d in mandatory) + FRAME_TOKENS
-            allocate(work, budget, held, fixed, [s for s in work if s.relevance == "contains_diff"],
+            memo: dict[str, bool] = {}
+
+            def held_once(s: PackSlice) -> bool:
+                if s.sym.id not in memo:
+                    memo[s.sym.id] = held(s)
+                return memo[s.sym.id]
+
+            for s in work:
+                if s.relevance == "contains_diff" and held_once(s):
+                    s.mode = "unchanged"
+            fixed = summarize_to_fit(work, _diffs(changes, everything, summary_of))  # what no slice can show
+            allocate(work, budget, held_once, fixed, [s for s in work if s.relevance == "contains_diff"],
                      [s for s in work if s.relevance != "contains_diff"], fallback_cost)
+
             def draw() -> str:
                 visible = {s.sym.id for s in work if s.relevance == "contains_diff" and s.mode in ("code", "unchanged")}
-                pack_diffs[:] = _diffs(changes, visible)
+                pack_diffs[:] = diffs_for(visible)
                 return render(work, pack_diffs, footer(work))
 
-            texts[:] = [fit(work, budget, draw)]
+            texts[:] = [fit(work, budget, draw, lambda: degrade(work))]
             return work
 
         def footer(work: list[PackSlice]) -> str:
@@ -838,9 +1041,13 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
             for s in work:
                 counts[s.relevance] = counts.get(s.relevance, 0) + 1
             summary = ", ".join(f"{n} {rel}" for rel, n in sorted(counts.items(), key=lambda kv: RELEVANCE_ORDER[kv[0]]))
+            if compact:
+                return f"== diff-context against {label}: budget {budget} =="
             stubs = sum(1 for s in work if s.mode == "unchanged")
+            not_shown = sum(1 for d in pack_diffs if d["diff"] is None)
             return (f"== diff-context against {label}: {len(changes)} changed files; {summary or 'no symbols'}; "
-                    f"{len(pack_diffs)} diffs; {stubs} [UNCHANGED]; budget {budget} ==")
+                    f"{len(pack_diffs) - not_shown} diffs; " + (f"{not_shown} not shown; " if not_shown else "")
+                    + f"{stubs} [UNCHANGED]; budget {budget} ==")
 
         texts: list[str] = []
         final, commit = _with_session(ws, sid, delta, decide, lambda path: _data_of(graph, path))
@@ -849,16 +1056,24 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
         text = texts[0]
         unchanged = [s.sym.id for s in final if s.mode == "unchanged"]
         return PackResult({"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text),
-                "slices": [s.to_json() for s in final], "unchanged": unchanged, "diffs": pack_diffs,
-                "cache_stats": _cache_stats(final), "text": text}, None if confirm else commit)
+                           "slices": [s.to_json() for s in final], "unchanged": unchanged, "diffs": pack_diffs,
+                           "cache_stats": _cache_stats(final), "text": text}, None if confirm else commit)
     finally:
         if graph.cache:
             graph.cache.close()
 
 
-def _diffs(changes: Sequence[FileChange], visible: set[str]) -> list[dict]:
+def _diffs(changes: Sequence[FileChange], visible: set[str], summary_of: Callable[[FileChange], str],
+           summarized: set[str] = frozenset(), grouped: set[str] = frozenset(), group_line: str = "") -> list[dict]:
+    """The `diffs` entries: for each file, the changed lines no slice in *visible* shows, as
+    a unified diff, or as a summary line when the file is withheld or *summarized*."""
     out = []
     for c in changes:
+        if c.withheld or c.path in summarized or c.path in grouped:
+            if c.withheld or c.note is not None or _hidden(c, visible):
+                out.append({"path": c.path, "diff": None,
+                            "summary": group_line if c.path in grouped else summary_of(c)})
+            continue
         if c.parsed:
             diff = render_diff(c, lambda n, c=c: c.new_owner.get(n) in visible,
                                lambda o, c=c: c.old_owner.get(o) in visible)
@@ -867,6 +1082,68 @@ def _diffs(changes: Sequence[FileChange], visible: set[str]) -> list[dict]:
         if diff is not None:
             out.append({"path": c.path, "diff": diff})
     return out
+
+
+def _hidden(c: FileChange, visible: set[str]) -> bool:
+    """Does *c* change a line that no slice in *visible* shows?"""
+    if not c.parsed:
+        return bool(c.opcodes)
+    for _, i1, i2, j1, j2 in c.opcodes:
+        if any(c.new_owner.get(n) not in visible for n in range(j1 + 1, j2 + 1)) or \
+                any(c.old_owner.get(o) not in visible for o in range(i1 + 1, i2 + 1)):
+            return True
+    return False
+
+
+def _see_command(c: FileChange, revs: Sequence[str]) -> str:
+    """The shell command that shows *c* in full."""
+    if c.untracked:
+        return f"git diff --no-index -- /dev/null {shlex.quote(c.path)}"
+    paths = " ".join(shlex.quote(p) for p in dict.fromkeys(p for p in (c.old_path, c.new_path) if p))
+    return f"git diff {' '.join(shlex.quote(r) for r in revs)} -- {paths}"
+
+
+def _file_summary(c: FileChange, why: str, names: str, see: str | None) -> str:
+    verb = {"A": "added", "D": "deleted"}.get(c.status, "changed")
+    if c.old_path and c.new_path and c.old_path != c.new_path:
+        verb = f"renamed from {c.old_path}"
+    added = sum(j2 - j1 for _, _, _, j1, j2 in c.opcodes)
+    removed = sum(i2 - i1 for _, i1, i2, _, _ in c.opcodes)
+    parts = [f"{c.path}: {verb}" + (f", +{added} -{removed} lines" if c.opcodes else "")]
+    if names:
+        parts.append(names)
+    parts.append(why)
+    if see:
+        parts.append(f"see: {see}")
+    return "; ".join(parts)
+
+
+SUMMARY_NAMES = 6  # symbols a summary names before "+N more"
+
+
+def _symbol_names(graph: CallGraph, c: FileChange) -> str:
+    """"changed: a, b; removed: c" for a summary (nothing for withheld or unparsed files)."""
+    if c.withheld or c.note is not None:
+        return ""
+    new_facts = graph.facts_for_path(c.new_path, c.new) if c.new_path and c.new is not None else None
+    old_facts = graph.facts_for_bytes(c.old_path, c.old) if c.old_path and c.old is not None else None
+    changed = []
+    if c.parsed and new_facts is not None:
+        ids = dict.fromkeys([*c.new_owner.values(), *c.old_owner.values()])
+        changed = [new_facts.by_id[i].qualname for i in ids if i in new_facts.by_id]
+    removed = []
+    if old_facts is not None and old_facts.parsed:
+        kept = set()
+        if new_facts is not None and new_facts.parsed:
+            kept = {_local_id(s, new_facts.path, new_facts.language or "") for s in new_facts.symbols}
+        removed = [s.qualname for s in old_facts.symbols
+                   if _local_id(s, old_facts.path, old_facts.language or "") not in kept]
+
+    def listed(what: str, names: list[str]) -> str:
+        more = len(names) - SUMMARY_NAMES
+        return f"{what}: {', '.join(names[:SUMMARY_NAMES])}" + (f" (+{more} more)" if more > 0 else "")
+
+    return "; ".join(listed(w, n) for w, n in (("changed", changed), ("removed", removed)) if n)
 
 
 # --------------------------------------------------------------------------- context
@@ -881,6 +1158,8 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
         path_part, _, rest = entry.partition(":")
         rel = _relative(root, path_part)
         if rel is not None and graph.snap.exists(rel):
+            if is_sensitive(rel):
+                raise SymbolpackError(f"{rel} is a sensitive file: symbolpack neither shows nor stores it")
             facts = graph.facts(rel)
             if facts is None or not facts.parsed:
                 raise SymbolpackError(f"no symbols in {rel} (no parser handles it)")
@@ -889,21 +1168,12 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
                 rest = local
             if not rest:
                 _whole_file_error(rel)
-            return _overload_impl(rest, facts.symbols) or resolve(rest, list(facts.symbols), where=rel)
+            return resolve(rest, list(facts.symbols), where=rel)
     files = ws.index.files(walk(root, root).files)
     symbols = [s for f in files for s in f.symbols]
     if not symbols:
         raise SymbolpackError(f"no symbols found under {root}")
-    return _overload_impl(entry, symbols) or resolve(entry, symbols)
-
-
-def _overload_impl(name: str, symbols: Sequence[SymbolSlice]) -> SymbolSlice | None:
-    """When *name* names only the overloads of one function (`f`, `f#2`, ... in one file),
-    the implementation: the one with the largest span."""
-    hits = [s for s in symbols if s.qualname.split("#")[0] == name]
-    if len(hits) > 1 and len({(s.path, s.qualname.split("#")[0]) for s in hits}) == 1:
-        return max(hits, key=lambda s: (s.lines[1] - s.lines[0], s.lines[0]))
-    return None
+    return resolve(entry, symbols)
 
 
 def _whole_file_error(rel: str):
@@ -976,9 +1246,15 @@ def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAU
 
         def decide(held: Callable[[PackSlice], bool]) -> list[PackSlice]:
             work = list(slices)
-            allocate(work, budget, held, FRAME_TOKENS + count_tokens(extra),
+            allocate(work, budget, held, count_tokens(footer(work)) + HEADER_TOKENS,
                      [s for s in work if s.relevance == "entry"], [s for s in work if s.depth == 1])
-            texts[:] = [fit(work, budget, lambda: render(work, [], footer(work)))]
+            def degrade() -> bool:  # the entry's code does not fit: its signature and how to read it
+                code = [s for s in work if s.relevance == "entry" and s.mode == "code"]
+                for s in code:
+                    s.mode, s.cut = "signature", True
+                return bool(code)
+
+            texts[:] = [fit(work, budget, lambda: render(work, [], footer(work)), degrade)]
             return work
 
         final, commit = _with_session(ws, sid, delta, decide, lambda path: _data_of(graph, path))

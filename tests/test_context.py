@@ -258,7 +258,8 @@ def test_budget_cut_changed_symbol_falls_back_to_a_diff(make_repo):
     body = "".join(f"    x{i} = {i}\n" for i in range(80))
     root = make_repo({"big.py": f"def big():\n{body}    return x0\n"})
     edit(root, "big.py", "    x40 = 40", "    x40 = 41")
-    result = diff_context(Workspace(root), delta=False, budget=50)
+    result = diff_context(Workspace(root), delta=False, budget=200)
+    assert result["budget_used"] <= 200
     sub = by_id(result)["big.py:python:big"]
     assert sub["code"] is None and "big.py:python:big" not in result["unchanged"]
     assert "over the token budget" in result["text"]
@@ -408,8 +409,13 @@ def test_context_pack_entry_callees_depth_and_budget(shop):
     assert any(u["name"] == "append" for u in result["unresolved"])
     shallow = context_pack(ws, "Cart.add", depth=1, delta=False)
     assert "pricing.py:python:price_of" not in by_id(shallow)
-    tiny = context_pack(ws, "Cart.add", budget=30, delta=False)
-    assert by_id(tiny)["cart.py:python:Cart.add"]["code"] is not None or tiny["slices"][0]["code"] is None
+    for budget in (30, 60, 100, 150):  # the budget is a hard cap, the entry goes last
+        tiny = context_pack(ws, "Cart.add", budget=budget, delta=False)
+        assert tiny["budget_used"] <= budget
+        entry = by_id(tiny).get("cart.py:python:Cart.add")
+        if entry is not None and entry["code"] is None:  # its signature, and how to read it
+            assert "see: tldrs read cart.py --offset 11 --limit 3" in tiny["text"]
+    assert by_id(tiny)["cart.py:python:Cart.add"]["code"] is not None
 
 
 def test_context_entry_forms_callers_and_did_you_mean(shop):

@@ -183,6 +183,7 @@ class PackRecord:
     latency_ms: float
     unchanged: int
     failures: list[str] = field(default_factory=list)
+    summarized: int = 0  # changed files the pack summarized instead of showing (not failures)
 
 
 def _symbolpack_reader(fallbacks: dict[str, int]) -> Engine:
@@ -343,11 +344,11 @@ class EvalSession:
 
     # -- context packs
     def record_pack(self, kind: str, pack: Any, latency_ms: float, failures: list[str],
-                    native: int, reference: int) -> None:
+                    native: int, reference: int, summarized: int = 0) -> None:
         text = pack.get("text") if isinstance(pack, Mapping) and isinstance(pack.get("text"), str) else ""
         unchanged = len(pack.get("unchanged") or ()) if isinstance(pack, Mapping) else 0
         self.packs.append(PackRecord(self.turn, kind, count_tokens(text), native, reference, latency_ms,
-                                     unchanged, [f"[{self.turn}] {kind}: {f}" for f in failures]))
+                                     unchanged, [f"[{self.turn}] {kind}: {f}" for f in failures], summarized))
 
     # -- results
     def failures(self) -> list[str]:
@@ -430,12 +431,13 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
     pack_summary: dict[str, dict] = {}
     for p in session.packs:
         entry = pack_summary.setdefault(p.kind, {"calls": 0, "tokens": 0, "native": 0, "reference": 0,
-                                                 "unchanged": 0, "failures": 0, "latencies": []})
+                                                 "unchanged": 0, "summarized": 0, "failures": 0, "latencies": []})
         entry["calls"] += 1
         entry["tokens"] += p.tokens
         entry["native"] += p.native
         entry["reference"] += p.reference
         entry["unchanged"] += p.unchanged
+        entry["summarized"] += p.summarized
         entry["failures"] += len(p.failures)
         entry["latencies"].append(p.latency_ms)
     for entry in pack_summary.values():
@@ -508,12 +510,20 @@ class PackJudge:
 
     *delta* says whether this stream of packs may use the session (`[UNCHANGED]`
     stubs); a `--no-delta` pack claiming anything unchanged is wrong by the protocol.
+
+    A file the budget (or its content: not UTF-8, sensitive) keeps out of a pack may be
+    *summarized*: a `diffs` entry `{"path", "diff": null, "summary"}` whose summary line
+    is in the text. Its changed lines are then not required to be visible; it is counted
+    in `summarized` (paths of the last pack) and `summarized_total`, not as a failure.
+    A changed file that is neither visible nor summarized is still a failure.
     """
 
     def __init__(self, delta: bool, read_oracle: ReadOracle | None = None):
         self.delta = delta
         self.read_oracle = read_oracle
         self.given: dict[str, tuple[str, list[str]]] = {}  # id -> (path, code lines) this session got
+        self.summarized: list[str] = []  # changed files the last pack summarized instead of showing
+        self.summarized_total = 0
 
     def apply(self, pack: Any, file_lines: Callable[[str], list[str] | None],
               changed: Mapping[str, ChangedLines] | None = None) -> list[str]:
@@ -571,8 +581,13 @@ class PackJudge:
                 continue
             if where is not None:
                 coverage.setdefault(where[0], []).append((where[1], where[2]))
-        problems += self._diff_entries(pack.get("diffs"), file_lines, coverage)
+        summarized: set[str] = set()
+        problems += self._diff_entries(pack.get("diffs"), file_lines, coverage, summarized, pack.get("text"))
+        self.summarized = []
         for path, change in (changed or {}).items():
+            if path in summarized:
+                self.summarized.append(path)
+                continue
             mentioned = path in coverage or path in str(pack.get("text", ""))
             if change.deleted_file:
                 if not mentioned:
@@ -587,6 +602,7 @@ class PackJudge:
                 problems.append(f"{path}: changed lines not visible: {_ranges(hidden)}")
             elif change.deletion_points and not mentioned:
                 problems.append(f"{path}: lines were deleted, and the pack does not show where")
+        self.summarized_total += len(self.summarized)
         if self.delta:
             for sid, path, got in received:
                 self.given[sid] = (path, got)
@@ -618,8 +634,11 @@ class PackJudge:
         return any(lines[i:i + len(code)] == code for i in range(0, len(lines) - len(code) + 1))
 
     @staticmethod
-    def _diff_entries(diffs: Any, file_lines, coverage: dict[str, list[tuple[int, int]]]) -> list[str]:
-        """Check each `diffs` entry's new side against the file; count its + lines as visible."""
+    def _diff_entries(diffs: Any, file_lines, coverage: dict[str, list[tuple[int, int]]],
+                      summarized: set[str] | None = None, text: Any = None) -> list[str]:
+        """Check each `diffs` entry's new side against the file; count its + lines as visible.
+        An entry with `"diff": null` adds its path to *summarized* when its `summary` is
+        in *text* (the pack's text); a summary the agent is not shown is a failure."""
         import re
 
         if diffs is None:
@@ -629,6 +648,15 @@ class PackJudge:
         problems = []
         hunk = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
         for entry in diffs:
+            if isinstance(entry, Mapping) and isinstance(entry.get("path"), str) and entry.get("diff") is None:
+                summary = entry.get("summary")
+                if not isinstance(summary, str) or not summary.strip():
+                    problems.append(f"{entry['path']}: diffs entry has neither a diff nor a summary")
+                elif not isinstance(text, str) or summary not in text:
+                    problems.append(f"{entry['path']}: summarized, but the summary is not in the text")
+                elif summarized is not None:
+                    summarized.add(entry["path"])
+                continue
             if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str) \
                     or not isinstance(entry.get("diff"), str):
                 problems.append(f"diffs entry is malformed: {entry!r:.200}")

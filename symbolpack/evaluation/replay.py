@@ -213,7 +213,7 @@ def run_diff_context_step(session: EvalSession, fn: Callable, base: str, changed
             continue
         latency = (time.perf_counter() - started) * 1000
         failures = judges[delta].apply(pack, session.file_lines, changed)
-        session.record_pack(kind, pack, latency, failures, native, reference)
+        session.record_pack(kind, pack, latency, failures, native, reference, len(judges[delta].summarized))
 
 
 # --------------------------------------------------------------------------- the replay

@@ -75,7 +75,7 @@ def format_headline(summary: dict) -> str:
         priced = (f"its files read whole {p['native']:,}, diff-only {p['reference']:,}" if kind == "context" else
                   f"changed files read whole {p['native']:,}, plain diffs {p['reference']:,}")
         out.append(f"  {kind}: {p['calls']} calls, {p['tokens']:,} tokens ({priced}), "
-                   f"{p['unchanged']} [UNCHANGED] stubs, p50 {p['p50_ms']:.1f} ms, p95 {p['p95_ms']:.1f} ms, "
+                   f"{p['unchanged']} [UNCHANGED] stubs, {p.get('summarized', 0)} files summarized, p50 {p['p50_ms']:.1f} ms, p95 {p['p95_ms']:.1f} ms, "
                    f"oracle {_verdict(p['failures'])}")
     if summary["failures"]:
         out.append(f"oracle: {summary['failures']} failures; first ones:")

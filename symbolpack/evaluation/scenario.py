@@ -508,7 +508,7 @@ def run_context_step(session: EvalSession, fn: Callable, entry: str) -> None:
         if lines is not None:
             native += native_cost(lines, None)
             reference += session.reference.cost(path, lines, None)
-    session.record_pack("context", pack, latency, failures, native, reference)
+    session.record_pack("context", pack, latency, failures, native, reference, len(judge.summarized))
 
 
 def scripted_turns(root: Path) -> list[tuple[str, Callable[[EvalSession], None]]]:
