@@ -137,14 +137,17 @@ def cmd_read(args) -> int:
     policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
     try:
         result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit, symbol=args.symbol,
-                           force_full=args.full, policy=policy)
+                           force_full=args.full, policy=policy, confirm=False)
+        if args.format == "json":
+            _emit_json(result.response)
+        else:
+            text = result.response["text"]
+            sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
+        sys.stdout.flush()  # raises if the reader is gone: then the answer stays uncommitted
+        result.commit()
+        ws.maybe_gc()
     finally:
         ws.close()
-    if args.format == "json":
-        _emit_json(result.response)
-    else:
-        text = result.response["text"]
-        sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
     return result.exit_code
 
 

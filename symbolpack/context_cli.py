@@ -15,12 +15,16 @@ from pathlib import Path
 DEFAULT_BUDGET = 8000  # mirrors context.DEFAULT_BUDGET without importing it at start-up
 
 
-def _emit(result: dict, fmt: str) -> int:
+def _emit(result, fmt: str) -> int:
+    """Print the pack, then confirm its delivery (the session trusts what it showed
+    only from then on; a process killed before that leaves it "unsure")."""
     if fmt == "json":
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         text = result["text"]
         sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
+    sys.stdout.flush()
+    result.commit()
     return 0
 
 
@@ -49,10 +53,10 @@ def cmd_context(args) -> int:
     ws = _workspace()
     try:
         result = context_pack(ws, args.entry, depth=args.depth, budget=args.budget, callers=args.callers,
-                              session_id=session_id, delta=delta)
+                              session_id=session_id, delta=delta, confirm=False)
+        return _emit(result, args.format)
     finally:
         ws.close()
-    return _emit(result, args.format)
 
 
 def cmd_diff_context(args) -> int:
@@ -62,10 +66,10 @@ def cmd_diff_context(args) -> int:
     ws = _workspace()
     try:
         result = diff_context(ws, base=args.base, head=args.head, session_id=session_id,
-                              delta=delta, budget=args.budget)
+                              delta=delta, budget=args.budget, confirm=False)
+        return _emit(result, args.format)
     finally:
         ws.close()
-    return _emit(result, args.format)
 
 
 def _common(p) -> None:

@@ -51,11 +51,12 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
     return here.parent if here.is_file() else here
 
 
-class StateUnavailable(SymbolpackError):
+class StateUnavailable(SymbolpackError, OSError):
     """symbolpack's state directory cannot be found or created (an unwritable
     directory, `$SYMBOLPACK_DIR` under a file, no home directory). Raised by
     `state_dir`; the OSError behind it is its `__cause__`. A read must not fail
-    for it: the caller answers with a plain read and records nothing."""
+    for it: the caller answers with a plain read and records nothing. It is an
+    OSError too, so code that catches OSError around the store keeps working."""
 
 
 def state_dir(root: Path, create: bool = True) -> Path:
