@@ -29,6 +29,13 @@ def test_parallel_readers_lose_no_update(make_repo):
         assert p.returncode == 0, err.decode()
     data = json.loads((root / ".symbolpack" / "sessions" / "shared.json").read_text())
     assert sum(data["stats"]["reads"].values()) == 48  # every read counted: nothing lost
-    assert set(data["files"]) == set(files)  # every file's view survived
-    assert data["stats"]["reads"]["full"] == 12  # each file first-read exactly once
-    assert data["stats"]["reads"]["unchanged"] == 36
+    assert set(data["files"]) == set(files)  # every file's copy survived
+    reads = data["stats"]["reads"]
+    # a read that meets another's answer not yet delivered (saved, not committed)
+    # is plain, so a file can be read whole more than once while they race
+    assert set(reads) == {"full", "unchanged"} and reads["full"] >= 12
+    # once every answer is delivered, every record holds: each file is unchanged
+    for name in files:
+        again = subprocess.run([sys.executable, "-m", "symbolpack.cli", "read", name, "--session-id", "shared",
+                                "--format", "json"], cwd=root, env=env, capture_output=True, text=True, check=True)
+        assert json.loads(again.stdout)["mode"] == "unchanged", name
