@@ -136,6 +136,12 @@ class AgentCopy:
                 return False
         return True
 
+    @classmethod
+    def from_cells(cls, length: int | None, cells: Sequence, pending: tuple = ()) -> "AgentCopy":
+        """A copy from per-line cells (index 0 unused): (sha, hidden) or None for a gap,
+        the shape `per_line` gives."""
+        return cls(length, _runs(cells), pending)
+
     # ------------------------------------------------------------------ changes (each returns a new copy)
     def replaced(self, total: int, sha: str, known: Sequence[bool], hidden_symbols: Iterable = ()) -> "AgentCopy":
         """After a whole-file answer: every line is version *sha*; *known* (1-based

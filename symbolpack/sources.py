@@ -76,6 +76,13 @@ def is_sensitive(path: Path | str) -> bool:
     return _sensitive_matcher(os.environ.get("SYMBOLPACK_SENSITIVE", ""))(name) is not None
 
 
+def stored_name(real: Path, root: Path) -> str:
+    """The name a file is kept and reported under, without reading it: repo-relative
+    inside a repository (*root* holds `.git`); absolute in no repository, whose
+    directory is only where its state is keyed, not a project. *real* is resolved."""
+    return display_path(real, root) if os.path.lexists(root / ".git") else real.as_posix()
+
+
 def load_source(path: Path, root: Path) -> Source:
     """Stat, classify and (when allowed) read *path*. Raises SymbolpackError when missing."""
     try:
@@ -84,9 +91,7 @@ def load_source(path: Path, root: Path) -> Source:
         raise SymbolpackError(f"no such file: {path}") from None
     except OSError as exc:
         raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
-    # repo-relative inside a repository; a file in no repository is named absolutely
-    # (its directory is only where its state is keyed, not a project)
-    rel = display_path(real, root) if os.path.lexists(root / ".git") else real.as_posix()
+    rel = stored_name(real, root)
     try:
         st = real.stat()
     except OSError as exc:

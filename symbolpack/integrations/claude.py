@@ -196,14 +196,12 @@ def _workspace(root: str):
 
 
 def _rel(real: str, root: str) -> str:
-    """The name `sources.load_source` gives the file at *real* (both arguments real
-    paths), without reading it: repo-relative inside a repository, else absolute."""
-    if not os.path.lexists(os.path.join(root, ".git")):
-        return real.replace(os.sep, "/")
-    if real == root:
-        return "."
-    prefix = root.rstrip(os.sep) + os.sep
-    return real[len(prefix):].replace(os.sep, "/") if real.startswith(prefix) else real.replace(os.sep, "/")
+    """The name `sources.load_source` gives the file at *real*, without reading it."""
+    from pathlib import Path
+
+    from ..sources import stored_name
+
+    return stored_name(Path(real), Path(root))
 
 
 def _state(session, rel: str, create: bool = True) -> dict:
@@ -461,17 +459,8 @@ def copy_from_cells(cells, sha: str, length):
     """An AgentCopy of version *sha* from per-line marks (GAP: no run)."""
     from ..agentcopy import AgentCopy
 
-    runs: list = []
-    for n in range(1, len(cells)):
-        mark = cells[n]
-        if mark is None or mark == GAP:
-            continue
-        hidden = None if mark[0] < 2 else mark[1]
-        if runs and runs[-1][1] == n - 1 and runs[-1][3] == hidden:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n, sha, hidden])
-    return AgentCopy(length, tuple(tuple(r) for r in runs))
+    marks = [None if mark is None or mark == GAP else (sha, None if mark[0] < 2 else mark[1]) for mark in cells]
+    return AgentCopy.from_cells(length, marks)
 
 
 # --------------------------------------------------------------------------- the native read, recorded
