@@ -190,10 +190,28 @@ def _rev(root: Path, rev: str, what: str) -> str:
     out = run_git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
     sha = out.decode().strip()
     if not sha:
-        has_commits = run_git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip()
-        hint = "" if has_commits else " (the repository has no commits yet)"
+        hint = "" if _has_commits(root) else " (the repository has no commits yet)"
         raise SymbolpackError(f"unknown {what} revision {rev!r}{hint}")
     return sha
+
+
+def _has_commits(root: Path) -> bool:
+    return bool(run_git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip())
+
+
+def _empty_tree(root: Path) -> str:
+    """git's empty tree (in this repository's hash): what an unborn HEAD is compared as."""
+    return run_git(root, "hash-object", "-t", "tree", "/dev/null").decode().strip()
+
+
+NO_COMMITS = "no commits yet: against the empty tree"
+
+
+def _rename_line(c: FileChange) -> str | None:
+    """"renamed OLD -> NEW" for a file git saw renamed (said with or without edits)."""
+    if c.old_path and c.new_path and c.old_path != c.new_path:
+        return f"renamed {c.old_path} -> {c.new_path}"
+    return None
 
 
 def changed_files(root: Path, base: str, head: str | None) -> list[FileChange]:
@@ -371,7 +389,8 @@ def analyze(graph: CallGraph, change: FileChange) -> None:
     if (change.old is not None and looks_binary(change.old)) or (change.new is not None and looks_binary(change.new)):
         verb = {"A": "added", "D": "deleted"}.get(change.status, "changed")
         change.note = f"binary file {change.path} {verb}" + (
-            f" (renamed from {change.old_path})" if change.old_path and change.old_path != change.path else "")
+            f" (renamed {change.old_path} -> {change.path})" if change.old_path and change.old_path != change.path
+            else "")
         return
     old_lines, new_lines = split_lines(change.old or b""), split_lines(change.new or b"")
     if change.git_hunks and change.old != change.new and \
@@ -686,10 +705,13 @@ class PackResult(dict):
 
 
 def _with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable[[PackSlice], bool]], list[PackSlice]],
-                  data_of: Callable[[str], bytes | None]):
+                  data_of: Callable[[str], bytes | None], drop: Sequence[str] = ()):
     """Run *fn(held)* inside the session lock, where *held(slice)* says whether the
     agent's copy holds that symbol's whole code exactly as it is now; then write
-    what the pack shows into the copy. Returns (slices, commit or None)."""
+    what the pack shows into the copy. Returns (slices, commit or None).
+    *drop*: paths whose copy the session forgets first (the old names of renamed
+    files: a file later made under that name is read plainly, never against the
+    record of the file that moved away). Forgetting needs no delivery."""
     store = ws.store_or_none() if delta and session_id is not None else None
     if store is None:
         return fn(lambda s: False), None
@@ -701,6 +723,8 @@ def _with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callabl
         return None if raw is None else split_text_lines(raw.decode("utf-8", "surrogateescape"))
 
     with store.session(session_id) as session:
+        for path in drop:
+            session.drop_file(path)
         versions: dict[str, tuple[bytes, str] | None] = {}
 
         def version(path: str):
@@ -849,7 +873,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
     """
     check_budget(budget)
     root = _git_root(ws)
-    base_sha = _rev(root, base, "base")
+    unborn = base == "HEAD" and not _has_commits(root)  # no commits yet: everything is added
+    base_sha = _empty_tree(root) if unborn else _rev(root, base, "base")
     head_sha = _rev(root, head, "head") if head else None
     sid = _session_id(session_id, root) if delta else None
     changes = changed_files(root, base_sha, head_sha)
@@ -861,7 +886,7 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
                 snapshot.seed(c.new_path, c.new)
             analyze(graph, c)
         changes = [c for c in changes if c.note is not None or c.opcodes or c.withheld]
-        label = f"{base}..{head}" if head else base
+        label = (f"{base}..{head}" if head else base) + (f" ({NO_COMMITS})" if unborn else "")
         if not changes:
             text = f"no changes against {label}" if not head else f"no changes between {base} and {head}"
             return PackResult({"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text), "slices": [],
@@ -890,7 +915,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
         change_at = {c.new_path: c for c in changes if c.parsed}
         by_path = {c.path: c for c in changes}
         everything = set(changed_ids)
-        revs = [r if not r.startswith("-") else sha for r, sha in ((base, base_sha), (head, head_sha)) if r]
+        revs = [r if not r.startswith("-") and not (unborn and r == base) else sha
+                for r, sha in ((base, base_sha), (head, head_sha)) if r]
         summarized: set[str] = set()  # files whose changes are one summary line instead of a diff
         grouped: list[str] = []  # files named only in the shared "N more changed files" line
         group_names = [len(changes)]  # how many of those the shared line names
@@ -909,7 +935,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
             return summaries[c.path]
 
         def group_line() -> str:
-            in_order = [c.path for c in changes if c.path in grouped]
+            in_order = [f"{c.old_path} -> {c.new_path}" if _rename_line(c) else c.path
+                        for c in changes if c.path in grouped]
             named = in_order[:group_names[0]]
             more = len(grouped) - len(named)
             listed = ", ".join(named) + (f" and {more} more" if more else "")
@@ -1050,7 +1077,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
                     + f"{stubs} [UNCHANGED]; budget {budget} ==")
 
         texts: list[str] = []
-        final, commit = _with_session(ws, sid, delta, decide, lambda path: _data_of(graph, path))
+        gone = [c.old_path for c in changes if _rename_line(c)]  # the old name's copy is not this file's
+        final, commit = _with_session(ws, sid, delta, decide, lambda path: _data_of(graph, path), drop=gone)
         if confirm and commit is not None:
             commit()
         text = texts[0]
@@ -1073,12 +1101,17 @@ def _diffs(changes: Sequence[FileChange], visible: set[str], summary_of: Callabl
             if c.withheld or c.note is not None or _hidden(c, visible):
                 out.append({"path": c.path, "diff": None,
                             "summary": group_line if c.path in grouped else summary_of(c)})
+            elif _rename_line(c) and c.path not in grouped:  # the group line names it "old -> new"
+                out.append({"path": c.path, "diff": _rename_line(c)})
             continue
         if c.parsed:
             diff = render_diff(c, lambda n, c=c: c.new_owner.get(n) in visible,
                                lambda o, c=c: c.old_owner.get(o) in visible)
         else:
             diff = render_diff(c)
+        renamed = _rename_line(c) if c.note is None else None  # a note says the rename itself
+        if renamed:
+            diff = renamed if diff is None else f"{renamed}\n{diff}"
         if diff is not None:
             out.append({"path": c.path, "diff": diff})
     return out
@@ -1106,7 +1139,7 @@ def _see_command(c: FileChange, revs: Sequence[str]) -> str:
 def _file_summary(c: FileChange, why: str, names: str, see: str | None) -> str:
     verb = {"A": "added", "D": "deleted"}.get(c.status, "changed")
     if c.old_path and c.new_path and c.old_path != c.new_path:
-        verb = f"renamed from {c.old_path}"
+        verb = f"renamed {c.old_path} -> {c.new_path}"
     added = sum(j2 - j1 for _, _, _, j1, j2 in c.opcodes)
     removed = sum(i2 - i1 for _, i1, i2, _, _ in c.opcodes)
     parts = [f"{c.path}: {verb}" + (f", +{added} -{removed} lines" if c.opcodes else "")]

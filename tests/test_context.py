@@ -308,10 +308,24 @@ def test_unknown_base(shop):
         diff_context(Workspace(shop), base="HEAD", head="nope")
 
 
-def test_repository_without_commits(make_repo):
-    root = make_repo({"a.py": "x = 1\n"}, commit=False)
-    with pytest.raises(SymbolpackError, match="no commits yet"):
-        diff_context(Workspace(root))
+def test_repository_without_commits_diffs_against_the_empty_tree(make_repo):
+    """No commits yet: the default base HEAD means the empty tree (every staged and untracked
+    file is added); an explicit base that does not exist is still an error."""
+    root = make_repo({"a.py": "def staged():\n    return 1\n", "b.py": "def untracked():\n    return 2\n"},
+                     commit=False)
+    git(root, "add", "a.py")
+    proc = tldrs(root, "diff-context", "--no-delta", "--format", "json")
+    assert "Traceback" not in proc.stderr
+    result = json.loads(proc.stdout)
+    check_shape(result)
+    assert result["base"] == "HEAD"
+    assert "(no commits yet: against the empty tree)" in result["text"]
+    assert {"a.py:python:staged", "b.py:python:untracked"} <= set(by_id(result))
+    assert all(s["relevance"] == "contains_diff" and s["code"] for s in result["slices"])
+    text = tldrs(root, "diff-context", "--no-delta").stdout
+    assert "def staged():" in text and "def untracked():" in text
+    with pytest.raises(SymbolpackError, match="unknown base revision 'main'.*no commits yet"):
+        diff_context(Workspace(root), base="main")
 
 
 def test_detached_head_works(shop):
@@ -359,7 +373,25 @@ def test_rename_with_and_without_edits(shop):
     edit(shop, "prices.py", "return len(item)", "return len(item) * 2")
     result = diff_context(Workspace(shop), delta=False)
     assert by_id(result)["prices.py:python:price_of"]["relevance"] == "contains_diff"
+    assert {"path": "prices.py", "diff": "renamed pricing.py -> prices.py"} in result["diffs"]
+    assert "renamed pricing.py -> prices.py" in result["text"]
     assert_every_change_visible(result, shop)
+
+
+def test_cli_rename_with_edits_is_stated_and_drops_the_old_path_from_the_session(make_repo):
+    """`git mv a.py b.py` plus an edit: the pack says "renamed a.py -> b.py", and the session
+    forgets a.py, so a later a.py is never answered from the renamed file's record."""
+    root = make_repo({"a.py": "def total(xs):\n    return sum(xs)\n\n\ndef other():\n    return 0\n"})
+    tldrs(root, "read", "a.py", "--session-id", "s")
+    doc = root / ".symbolpack" / "sessions" / "s.json"
+    assert "a.py" in json.loads(doc.read_text())["files"]
+    git(root, "mv", "a.py", "b.py")
+    edit(root, "b.py", "return sum(xs)", "return sum(xs) * 2")
+    result = json.loads(tldrs(root, "diff-context", "--session-id", "s", "--format", "json").stdout)
+    assert "renamed a.py -> b.py" in result["text"]
+    assert by_id(result)["b.py:python:total"]["relevance"] == "contains_diff"
+    assert_every_change_visible(result, root)
+    assert "a.py" not in json.loads(doc.read_text())["files"]
 
 
 def test_two_commits_read_from_git_objects(shop):
