@@ -1,7 +1,7 @@
 """The session store: every byte symbolpack writes about sessions goes through here.
 
-Layout under the state dir (`<repo>/.symbolpack/`, `$SYMBOLPACK_DIR`, or the
-per-user state dir outside a repository):
+Layout under the state dir (`<repo>/.symbolpack/`, `$SYMBOLPACK_DIR`, or
+`$XDG_STATE_HOME/symbolpack/<dir>-<hash>` for files in no repository):
 
     sessions/<id>.json   one JSON document per session: each file's agent copy, stats
     sessions/<id>.lock   flock target; held for a whole read-modify-write
