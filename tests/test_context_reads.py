@@ -35,3 +35,25 @@ def test_drill_in_after_a_pack_is_unchanged_until_the_code_changes(make_repo):
     context_pack(ws, "validate", session_id="other", delta=False)
     fresh = read_file(ws, root / "auth.py", "other", symbol="validate").response
     assert fresh["mode"] == "range"
+
+
+def test_code_a_pack_showed_is_what_the_agent_holds_after_a_revert(make_repo):
+    """Read at v1; the file changes and a pack shows the new body; the file goes back
+    to v1. The agent's latest display of those lines is the pack's: a whole-file
+    re-read must not call them unchanged, a drill-in must send them."""
+    root = make_repo({"auth.py": SRC})
+    ws = Workspace(root)
+    oracle = ReadOracle()
+    first = read_file(ws, root / "auth.py", "s", force_full=True).response
+    assert oracle.apply(first) == []
+    edited = SRC.replace("step_3 = check(user, 3)", "step_3 = check(user, 33)")
+    (root / "auth.py").write_text(edited)
+    pack = context_pack(ws, "authenticate", session_id="s")
+    for s in pack["slices"]:
+        if s["code"]:
+            oracle.learn(s["path"], s["lines"][0], s["code"].split("\n"))
+    assert "check(user, 33)" in pack["text"]
+    (root / "auth.py").write_text(SRC)
+    again = read_file(ws, root / "auth.py", "s").response
+    assert again["mode"] != "unchanged" and "check(user, 3)\n" in again["text"] + "\n"
+    assert oracle.apply(again) == [] and oracle.check("auth.py", SRC) == []

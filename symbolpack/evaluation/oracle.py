@@ -83,10 +83,14 @@ class _Copy:
     """One file's copy: line -> (text, stamp); stamp = sha256 of the answer that last
     vouched for the line, None when no answer did (a pack or the agent's own edit)."""
 
-    __slots__ = ("held", "total", "total_stamp", "sha")
+    __slots__ = ("held", "elided", "total", "total_stamp", "sha")
 
     def __init__(self) -> None:
         self.held: dict[int, tuple[str, Any]] = {}
+        # lines an answer told the agent are elided: unknown, but knowingly so. A line
+        # neither held nor elided was never given or was lost (a refresh): a whole-file
+        # `unchanged` must not leave the agent without it.
+        self.elided: set[int] = set()
         self.total: int | None = None
         self.total_stamp: Any = None
         self.sha: Any = None  # the latest answer's sha256 (a fresh token when it had none)
@@ -179,17 +183,27 @@ class ReadOracle:
     def forget(self, path: str) -> None:
         self._copies.pop(path, None)
 
+    def forget_lines(self, path: str, start: int, end: int) -> None:
+        """The agent lost lines start..end (a refresh of that range): unknown again."""
+        copy = self._copies.get(path)
+        if copy is not None:
+            for n in range(start, end + 1):
+                copy.held.pop(n, None)
+                copy.elided.discard(n)
+
     def learn(self, path: str, start: int, lines: Sequence[str]) -> None:
         """A context pack displayed these lines verbatim from line *start*: they
         overwrite the copy there (a later answer may rightly call them unchanged)."""
         copy = self._copies.setdefault(path, _Copy())
         for i, text in enumerate(lines):
             copy.held[start + i] = (text, None)
+            copy.elided.discard(start + i)
 
     def learn_all(self, path: str, lines: Sequence[str]) -> None:
         """The agent wrote the whole file (Write): the copy is exactly *lines*."""
         copy = self._copies.setdefault(path, _Copy())
         copy.held = {i: (text, None) for i, text in enumerate(lines, 1)}
+        copy.elided = set()
         copy.total, copy.total_stamp, copy.sha = len(lines), None, None
 
     def edit(self, path: str, start: int, old_count: int, new_lines: Sequence[str]) -> None:
@@ -207,6 +221,8 @@ class ReadOracle:
         for i, text in enumerate(new_lines):
             held[start + i] = (text, None)
         copy.held = held
+        copy.elided = {n if n < start else n + shift for n in copy.elided
+                       if n < start or n >= start + old_count}
         if copy.total is not None:
             copy.total += shift
         copy.total_stamp = copy.sha = None
@@ -321,8 +337,10 @@ class ReadOracle:
             problems.append(f"{path}: text shows numbered line {n} outside any shown segment")
         if scope is None:
             copy.held = new
+            copy.elided = set(elided)
             copy.total, copy.total_stamp = total, sha
         else:
+            copy.elided -= set(range(lo, hi + 1))
             if elided:
                 problems.append(f"{path}: lines {_ranges(elided)} asked for, never shown (elided in a range answer)")
             for n in range(lo, hi + 1):
@@ -341,6 +359,11 @@ class ReadOracle:
                 copy.total = total
             elif copy.total != total:
                 problems.append(f"{path}: mode unchanged, but total_lines {total} != the copy's {copy.total} lines")
+            else:
+                absent = [n for n in range(1, total + 1) if n not in copy.held and n not in copy.elided]
+                if absent:
+                    problems.append(f"{path}: mode unchanged, but the agent holds no text for lines "
+                                    f"{_ranges(absent)} (never given, or lost) and none was elided")
             copy.total_stamp = sha
             copy.held = {n: (text, sha) for n, (text, _) in copy.held.items()}
         else:
@@ -358,11 +381,11 @@ class ReadOracle:
         if not copy.held and copy.total is None:
             problems.append(f"{path}: mode diff, but the agent holds no copy of the file")
         hunks = _hunks(path, text, problems)
-        new = None if hunks is None else _patch(path, copy, hunks, total, sha, problems)
-        if new is None:  # the agent cannot apply it: its copy stays, nothing is vouched for
+        patched = None if hunks is None else _patch(path, copy, hunks, total, sha, problems)
+        if patched is None:  # the agent cannot apply it: its copy stays, nothing is vouched for
             copy.sha = None
             return
-        copy.held = new
+        copy.held, copy.elided = patched
         copy.total, copy.total_stamp, copy.sha = total, sha, sha
 
 
@@ -457,16 +480,21 @@ def _hunks(path: str, text: Any, problems: list[str]) -> list[_Hunk] | None:
 
 def _patch(
     path: str, copy: _Copy, hunks: list[_Hunk], total: int, sha: Any, problems: list[str]
-) -> dict[int, tuple[str, Any]] | None:
-    """The copy after the hunks: lines outside them carried over (shifted, vouched for by
-    this answer), context and added lines as the diff shows them. None when they cannot apply."""
+) -> tuple[dict[int, tuple[str, Any]], set[int]] | None:
+    """The copy after the hunks (held lines, elided lines): lines outside them carried
+    over (shifted, vouched for by this answer), context and added lines as the diff
+    shows them. None when they cannot apply."""
     new: dict[int, tuple[str, Any]] = {}
+    new_elided: set[int] = set()
     old_pos = new_pos = 1
 
     def carry(upto: int | None, shift: int) -> None:
         for o, (line, _) in copy.held.items():
             if o >= old_pos and (upto is None or o < upto):
                 new[o + shift] = (line, sha)
+        for o in copy.elided:
+            if o >= old_pos and (upto is None or o < upto):
+                new_elided.add(o + shift)
 
     for h in hunks:
         # A zero count means "after line N", so the hunk really starts at N + 1.
@@ -491,4 +519,5 @@ def _patch(
     if copy.total is not None and copy.total + new_pos - old_pos != total:
         problems.append(f"{path}: diff turns the copy's {copy.total} lines into "
                         f"{copy.total + new_pos - old_pos}, response says {total}")
-    return {n: entry for n, entry in new.items() if 1 <= n <= total}
+    return ({n: entry for n, entry in new.items() if 1 <= n <= total},
+            {n for n in new_elided if 1 <= n <= total and n not in new})
