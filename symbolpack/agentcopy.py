@@ -168,6 +168,21 @@ class AgentCopy:
             cells[n] = None
         return AgentCopy(self.length, _runs(cells), self.pending)
 
+    def reconciled(self, start: int, end: int, lines: Sequence[str],
+                   load: Callable[[str], Sequence[str] | None]) -> "AgentCopy":
+        """Lines start..end were shown as they are now (*lines*), but not as numbered
+        lines (a signature in a context pack): where the agent held other text there,
+        it may now believe either, so those lines become gaps (hidden ones too: it was
+        shown something there); where it held the same text, or nothing, nothing changes."""
+        texts, known = self.texts(load, max(end, self.extent()))
+        cells = self.per_line(max(end, self.extent()))
+        changed = False
+        for n in range(max(start, 1), min(end, len(lines)) + 1):
+            if cells[n] is not None and texts[n] != lines[n - 1]:
+                cells[n] = None
+                changed = True
+        return AgentCopy(self.length, _runs(cells), self.pending) if changed else self
+
     def with_pending(self, intent: str, start: int, end: int) -> "AgentCopy":
         return AgentCopy(self.length, self.runs, (*self.pending, (intent, start, end)))
 

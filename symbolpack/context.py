@@ -761,7 +761,7 @@ def _with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callabl
             if v is None:
                 continue
             record_pack_display(store, session, path, v[0], v[1], shown.get(path, []), intent,
-                                confirmed=confirmed.get(path, []), forget=headers.get(path, []))
+                                confirmed=confirmed.get(path, []), headers=headers.get(path, []))
         return slices, ((lambda: store.commit(intent)) if shown else None)
 
 

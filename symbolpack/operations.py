@@ -195,19 +195,28 @@ def _decide(request, current, copy, load, policy, plain: bool, parse=None):
 
 
 def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, intent: str | None,
-                        confirmed=(), forget=()) -> None:
+                        confirmed=(), headers=()) -> None:
     """What a context pack showed of *rel* (version *sha*, bytes *data*) goes into the
     agent's copy like any other answer: *spans* of verbatim numbered code are
     written, pending on *intent* until the pack is delivered; *confirmed* spans
-    ([UNCHANGED] stubs) were already held and are re-stamped; *forget* spans
-    (signatures shown without line numbers) are no longer trusted either way."""
+    ([UNCHANGED] stubs) were already held and are re-stamped; *headers* (signatures
+    shown without line numbers) void the lines where the copy held other text."""
     from .sources import is_sensitive
 
     if is_sensitive(rel):
         return
     copy = session.copy(rel)
-    for start, end in forget:
-        copy = copy.forgotten(start, end)
+    if headers:
+        lines = split_text_lines(data.decode("utf-8", "surrogateescape"))
+
+        def load(version: str):
+            if version == sha:
+                return lines
+            raw = store.get_object(version)
+            return None if raw is None else split_text_lines(raw.decode("utf-8", "surrogateescape"))
+
+        for start, end in headers:
+            copy = copy.reconciled(start, end, lines, load)
     for start, end in confirmed:
         copy = copy.written(start, end, sha)
     for start, end in spans:
@@ -249,7 +258,11 @@ def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None
         if scope is None:
             session.set_copy(source.rel, AgentCopy(copy.length if copy.length is not None else 0))
         else:
-            session.set_copy(source.rel, copy.forgotten(*scope))
+            # the lines the agent says it lost, even past the file's end now: its copy
+            # may be of a longer version
+            first = offset or 1
+            last = first + limit - 1 if limit is not None else max(copy.extent(), scope[1])
+            session.set_copy(source.rel, copy.forgotten(first, last))
     what = "the whole file" if scope is None else f"lines {scope[0]}-{scope[1]}"
     return f"{source.rel}: the next read of {what} will be a full read"
 
