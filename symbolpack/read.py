@@ -234,7 +234,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
     if plain_only:
         return _plain(request, current, None, copy, "forced")
     if copy.length is None:  # no whole-file answer yet (range reads at most)
-        return _first_read(request, current, copy, policy)
+        return _first_read(request, current, copy, policy, load)
     if copy.pending:
         return _plain(request, current, None, copy, "pending")  # an answer may not have arrived: unsure
     if copy.in_sync(current.sha256, total):
@@ -272,24 +272,66 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
     return _plain(request, current, None, copy, "mixed" if mixed else ("cost" if candidates else "gate"))
 
 
-def _first_read(request, current, copy, policy) -> ReadOutcome:
+def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     plain = _plain(request, current, None, copy)
     full_tokens = plain.response["full_tokens"]
     if current.symbols is None or full_tokens < policy.small_file_tokens:
         return plain
     total = len(current.lines)
     segments = skeleton_segments(total, current.symbols, policy.elide_min_lines)
+    if copy.runs:  # lines a range or a context pack already gave: say so instead of hiding them
+        segments = _fold_held(segments, _held_mask(copy, current, load))
     hidden = [s for s in segments if s.kind == "elided"]
     if not hidden:
         return plain
     body = render_segments(current.lines, segments)
+    held = " [UNCHANGED] spans are code you were already given." if any(
+        s.kind == "unchanged" for s in segments) else ""
     header = (f"[SKELETON] {request.path}: {total} lines, {len(hidden)} long bodies elided; "
-              f"ask for one with --symbol NAME or --offset/--limit to see it whole.")
+              f"ask for one with --symbol NAME or --offset/--limit to see it whole.{held}")
     text = "\n".join([header, *body])
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
         return plain
     return ReadOutcome(response, _copy_after(copy, current, segments), None)
+
+
+def _held_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
+    """Per line of the file: does the agent hold it, as it is now, at that number?"""
+    lines = current.lines
+    total = len(lines)
+    texts, known = copy.texts(load, total)
+    return [False] + [known[n] and texts[n] == lines[n - 1] and not copy.uncertain(n, n)
+                      for n in range(1, total + 1)]
+
+
+_MIN_HELD_RUN = 3  # a shorter run of held lines costs less shown than as a marker
+
+
+def _fold_held(segments, held: Sequence[bool]) -> list[Segment]:
+    """A skeleton's segments with runs the agent already holds marked `unchanged`: an
+    elided body it holds stays in its copy (a later drill-in is `[UNCHANGED]`), and
+    shown lines it holds cost one marker."""
+    out: list[Segment] = []
+    for seg in segments:
+        n = seg.start
+        while n <= seg.end:
+            m = n
+            while m + 1 <= seg.end and held[m + 1] == held[n]:
+                m += 1
+            if held[n] and (m - n + 1 >= _MIN_HELD_RUN or seg.kind == "elided"):
+                out.append(Segment("unchanged", n, m, source=n, symbol=seg.symbol))
+            else:
+                out.append(seg._replace(start=n, end=m))
+            n = m + 1
+    merged: list[Segment] = []
+    for seg in out:  # neighbours of one kind (and symbol) are one segment
+        last = merged[-1] if merged else None
+        if last and last.kind == seg.kind == "shown":
+            merged[-1] = last._replace(end=seg.end)
+        else:
+            merged.append(seg)
+    return merged
 
 
 def _copy_after(copy: AgentCopy, current: Current, segments) -> AgentCopy:

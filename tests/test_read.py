@@ -309,3 +309,19 @@ def test_a_revert_after_a_range_read_is_not_unchanged():
             assert oracle.check("m.py", "\n".join(cur.lines) + "\n") == [], response["mode"]
             modes.append(response["mode"])
         assert modes[2] != "unchanged", modes
+
+
+def test_a_first_whole_read_keeps_what_a_range_already_gave():
+    """Lines the agent already holds (a range, a pack) are not hidden by the skeleton:
+    they are `unchanged`, so they stay in the copy and a drill-in into them is cheap."""
+    cur = current(py_lines())
+    f1 = [s for s in cur.symbols if s.qualname == "f1"][0]
+    agent = Agent()
+    agent.read(cur, ReadRequest("m.py", offset=f1.lines[0], limit=f1.lines[1] - f1.lines[0] + 1))
+    r = agent.read(cur)
+    assert r["mode"] == "skeleton"
+    assert {"kind": "unchanged", "start": f1.body[0], "end": f1.body[1], "from": f1.body[0],
+            "symbol": "m.py:python:f1"} in r["segments"]
+    assert [s["symbol"] for s in r["segments"] if s["kind"] == "elided"] == [
+        "m.py:python:f0", "m.py:python:f2", "m.py:python:f3"]
+    assert agent.read(cur, ReadRequest("m.py", symbol=f1))["mode"] == "unchanged"
