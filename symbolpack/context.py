@@ -743,7 +743,7 @@ def _with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callabl
         slices = fn(held)
         from .operations import record_pack_display
 
-        intent = session.new_intent()
+        intent = session.new_intent(shared=True)
         shown: dict[str, list[tuple[int, int]]] = {}  # code, verbatim and numbered
         confirmed: dict[str, list[tuple[int, int]]] = {}  # [UNCHANGED] stubs: the copy is right there
         headers: dict[str, list[tuple[int, int]]] = {}  # signatures: shown, but not as numbered lines

@@ -60,6 +60,7 @@ MAX_DRILL_INS = 500
 COMMIT_MARKER_TTL_SECONDS = 24 * 3600
 QUARANTINE_TTL_SECONDS = 7 * 24 * 3600
 AUTO_GC_INTERVAL_SECONDS = 6 * 3600
+SHARED_INTENT = ".pack"
 
 
 def _env_int(name: str, default: int) -> int:
@@ -94,13 +95,14 @@ class Session:
     """One loaded session document, with the operations reads and context packs need."""
 
     def __init__(self, data: dict, limits: StoreLimits, now: float, degraded: bool = False,
-                 expired: bool = False, committed=None):
+                 expired: bool = False, committed=None, discard=None):
         self.expired = expired  # the stored document had outlived its TTL and was reset
         self.data = data
         self.limits = limits
         self.now = now
         self.degraded = degraded  # the stored document was unreadable and was reset
         self._committed = committed or (lambda intent: False)
+        self._discard = discard or (lambda intent: None)
 
     @property
     def id(self) -> str:
@@ -110,9 +112,12 @@ class Session:
         self.data["seq"] = int(self.data.get("seq", 0)) + 1
         return self.data["seq"]
 
-    def new_intent(self) -> str:
-        """A unique id for one answer about to be written (see `Store.commit`)."""
-        return f"{self.id[:40]}.{self.next_seq()}.{os.getpid():x}{time.monotonic_ns() & 0xffffff:x}"
+    def new_intent(self, shared: bool = False) -> str:
+        """A unique id for one answer about to be written (see `Store.commit`).
+        *shared*: the answer covers several files (a context pack), so its commit
+        marker must outlive the first file that settles it."""
+        suffix = SHARED_INTENT if shared else ""
+        return f"{self.id[:40]}.{self.next_seq()}.{os.getpid():x}{time.monotonic_ns() & 0xffffff:x}{suffix}"
 
     # -- the agent's copy of each file
     def file_entry(self, path: str) -> dict | None:
@@ -139,6 +144,9 @@ class Session:
         settled = copy.settled(self._committed)
         if settled is not copy:
             entry["copy"] = settled.to_json()
+            for intent, _a, _b in set(copy.pending) - set(settled.pending):
+                if not intent.endswith(SHARED_INTENT):
+                    self._discard(intent)  # one file's answer: its marker has done its work
         return settled
 
     def set_copy(self, path: str, copy: AgentCopy) -> None:
@@ -215,29 +223,29 @@ class Store:
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            return Session(_empty_session(session_id, now), self.limits, now, committed=self.committed)
+            return Session(_empty_session(session_id, now), self.limits, now, committed=self.committed, discard=self.discard_commit)
         except OSError as exc:
             _warn(f"session {session_id} is unreadable ({exc.strerror}); starting it afresh")
             return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                           committed=self.committed)
+                           committed=self.committed, discard=self.discard_commit)
         try:
             data = _loads(raw)
             if isinstance(data, dict) and data.get("v") == 1:
                 # the per-view format of earlier versions: nothing in it describes the
                 # agent's copy, so the session starts over (plain reads), quietly
                 return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                               committed=self.committed)
+                               committed=self.committed, discard=self.discard_commit)
             _validate(data, session_id)
         except (ValueError, KeyError, TypeError) as exc:
             kept = self._quarantine(path, now)
             _warn(f"session {session_id} did not fit the session format ({exc}); it was moved aside"
                   f"{' to ' + kept.name if kept else ''}; answering with plain reads")
             return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                           committed=self.committed)
+                           committed=self.committed, discard=self.discard_commit)
         if now - float(data.get("touched", 0)) > self.limits.ttl_seconds:
             return Session(_empty_session(session_id, now), self.limits, now, expired=True,
-                           committed=self.committed)
-        return Session(data, self.limits, now, committed=self.committed)
+                           committed=self.committed, discard=self.discard_commit)
+        return Session(data, self.limits, now, committed=self.committed, discard=self.discard_commit)
 
     def _quarantine(self, path: Path, now: float) -> Path | None:
         """Keep a bad document for a human to look at (removed by gc after a week)."""
@@ -280,6 +288,11 @@ class Store:
 
     def committed(self, intent: str) -> bool:
         return os.path.exists(self._commit_path(intent))
+
+    def discard_commit(self, intent: str) -> None:
+        """The marker of a settled single-file answer: no longer needed (gc would
+        collect it after a day; removing it keeps `commits/` small)."""
+        _unlink(self._commit_path(intent))
 
     def list_sessions(self) -> list[dict]:
         out = []

@@ -127,3 +127,11 @@ def test_copy_round_trips_through_json():
     copy = AgentCopy(12, ((1, 4, "a" * 64, None), (5, 9, "b" * 64, "m.py:python:f"), (10, 12, "a" * 64, None)),
                      (("intent-1", 3, 7),))
     assert AgentCopy.from_json(json.loads(json.dumps(copy.to_json()))) == copy
+
+
+def test_commit_markers_of_settled_reads_do_not_pile_up(repo):
+    long = repo / "long.txt"
+    for k in range(5):  # each read changes the copy, so each leaves an intent and a marker
+        long.write_text("".join(f"line {n} of version {k}\n" for n in range(60)))
+        read_json(repo, "long.txt")
+    assert len(list((repo / ".symbolpack" / "commits").iterdir())) == 1  # only the latest, not yet settled
