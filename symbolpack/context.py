@@ -464,10 +464,10 @@ def render_diff(change: FileChange, new_ok: Callable[[int], bool] = lambda n: Fa
         return None
     old, new = change.old_lines, change.new_lines
     equal_before = {}
-    prev_i = prev_j = 0
+    prev_i = 0
     for tag, i1, i2, j1, j2 in ops:
         equal_before[(i1, j1)] = i1 - prev_i  # length of the equal run before this opcode
-        prev_i, prev_j = i2, j2
+        prev_i = i2
     equal_after = {}
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         nxt = ops[k + 1][1] if k + 1 < len(ops) else len(old)

@@ -32,7 +32,6 @@ from .views import (
     UnifiedDiff,
     known_mask,
     known_ranges,
-    mask_ranges,
     numbered_text,
     render_segments,
     skeleton_segments,

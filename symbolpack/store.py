@@ -95,14 +95,14 @@ class Session:
     """One loaded session document, with the operations reads and context packs need."""
 
     def __init__(self, data: dict, limits: StoreLimits, now: float, degraded: bool = False,
-                 expired: bool = False, committed=None, discard=None):
+                 expired: bool = False, committed=None):
         self.expired = expired  # the stored document had outlived its TTL and was reset
         self.data = data
         self.limits = limits
         self.now = now
         self.degraded = degraded  # the stored document was unreadable and was reset
         self._committed = committed or (lambda intent: False)
-        self._discard = discard or (lambda intent: None)
+        self.settled_intents: list[str] = []  # markers to remove after the document is saved
 
     @property
     def id(self) -> str:
@@ -146,15 +146,11 @@ class Session:
             entry["copy"] = settled.to_json()
             for intent, _a, _b in set(copy.pending) - set(settled.pending):
                 if not intent.endswith(SHARED_INTENT):
-                    self._discard(intent)  # one file's answer: its marker has done its work
+                    self.settled_intents.append(intent)  # one file's answer: its marker is done once saved
         return settled
 
     def set_copy(self, path: str, copy: AgentCopy) -> None:
         self.data["files"][path] = {"copy": copy.to_json(), "touched": self.now}
-
-    def copies(self) -> dict[str, AgentCopy]:
-        """Every file's copy (for context packs and hooks that look across files)."""
-        return {path: self.copy(path) for path in list(self.data["files"])}
 
     def drop_file(self, path: str) -> bool:
         return self.data["files"].pop(path, None) is not None
@@ -217,35 +213,37 @@ class Store:
                 session.data["touched"] = now
                 session.evict()
                 self._write_json(self.session_path(session_id), session.data)
+                for intent in session.settled_intents:  # only now is "settled" on record
+                    self.discard_commit(intent)
 
     def _load(self, session_id: str, now: float) -> Session:
         path = self.session_path(session_id)
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            return Session(_empty_session(session_id, now), self.limits, now, committed=self.committed, discard=self.discard_commit)
+            return Session(_empty_session(session_id, now), self.limits, now, committed=self.committed)
         except OSError as exc:
             _warn(f"session {session_id} is unreadable ({exc.strerror}); starting it afresh")
             return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                           committed=self.committed, discard=self.discard_commit)
+                           committed=self.committed)
         try:
             data = _loads(raw)
             if isinstance(data, dict) and data.get("v") == 1:
                 # the per-view format of earlier versions: nothing in it describes the
                 # agent's copy, so the session starts over (plain reads), quietly
                 return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                               committed=self.committed, discard=self.discard_commit)
+                               committed=self.committed)
             _validate(data, session_id)
         except (ValueError, KeyError, TypeError) as exc:
             kept = self._quarantine(path, now)
             _warn(f"session {session_id} did not fit the session format ({exc}); it was moved aside"
                   f"{' to ' + kept.name if kept else ''}; answering with plain reads")
             return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                           committed=self.committed, discard=self.discard_commit)
+                           committed=self.committed)
         if now - float(data.get("touched", 0)) > self.limits.ttl_seconds:
             return Session(_empty_session(session_id, now), self.limits, now, expired=True,
-                           committed=self.committed, discard=self.discard_commit)
-        return Session(data, self.limits, now, committed=self.committed, discard=self.discard_commit)
+                           committed=self.committed)
+        return Session(data, self.limits, now, committed=self.committed)
 
     def _quarantine(self, path: Path, now: float) -> Path | None:
         """Keep a bad document for a human to look at (removed by gc after a week)."""

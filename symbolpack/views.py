@@ -142,18 +142,6 @@ def known_mask(total: int, known: Iterable[tuple[int, int]]) -> list[bool]:
     return mask
 
 
-def mask_ranges(mask: Sequence[bool], value: bool = True) -> list[tuple[int, int]]:
-    """1-based runs of lines whose mask entry is *value* (index 0 unused)."""
-    out: list[tuple[int, int]] = []
-    for i in range(1, len(mask)):
-        if mask[i] == value:
-            if out and out[-1][1] == i - 1:
-                out[-1] = (out[-1][0], i)
-            else:
-                out.append((i, i))
-    return out
-
-
 # --------------------------------------------------------------------------- diff
 
 class UnifiedDiff(namedtuple("UnifiedDiff", ["text", "hunks", "changed_lines", "spans"])):

@@ -480,7 +480,7 @@ def load_pack_function(name: str, *args: Any, **kwargs: Any) -> tuple[Callable |
     """`symbolpack.context.<name>` if it exists and accepts (*args, **kwargs); else (None, why not)."""
     try:
         from .. import context as module  # type: ignore[attr-defined]
-    except ImportError as exc:
+    except ImportError:
         return None, "symbolpack.context is not there (yet)"
     fn = getattr(module, name, None)
     if not callable(fn):
