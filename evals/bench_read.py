@@ -52,14 +52,14 @@ def _paired(cmd: list[str], baseline: list[str], env: dict, cwd: Path, runs: int
 
 
 def _fill_session(root: Path, session: str, entries: int) -> None:
-    """Pre-populate a session with *entries* file views (same shape reads write)."""
+    """Pre-populate a session with *entries* file copies (same shape reads write)."""
+    from symbolpack.agentcopy import AgentCopy
     from symbolpack.store import Store
 
     store = Store(root)
     with store.session(session) as s:
         for i in range(entries):
-            s.set_view(f"pkg/f{i}.py", "full", {"sha256": f"{i:064x}", "seq": i, "total_lines": 100,
-                                                 "known": [[1, 100]], "scope": None, "elided": []})
+            s.set_copy(f"pkg/f{i}.py", AgentCopy(100, ((1, 60, f"{i:064x}", None), (61, 100, f"{i:064x}", "f"))))
 
 
 def bench(runs: int) -> dict:
