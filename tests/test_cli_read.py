@@ -233,3 +233,17 @@ def test_a_file_in_no_repository_is_named_by_its_absolute_path(tmp_path):
     for cwd in (outside, tmp_path):
         proc = tldrs(cwd, "read", str(outside / "notes.txt"), "--session-id", "t1", "--format", "json", check=True)
         assert json.loads(proc.stdout)["path"] == (outside / "notes.txt").resolve().as_posix()
+
+
+def test_refresh_of_a_range_removes_those_lines_whatever_read_gave_them(repo):
+    """A whole-file read gave lines 3-17; refreshing that range means the agent lost
+    them: their next range read sends them, then they are unchanged again."""
+    (repo / "long.txt").write_text("".join(f"line {n} of a longer text file\n" for n in range(1, 61)))
+    assert read_json(repo, "long.txt")["mode"] == "full"
+    out = tldrs(repo, "session", "refresh", "long.txt", "--offset", "3", "--limit", "15", "--session-id", "t1",
+                check=True).stdout
+    assert "lines 3-17" in out
+    again = read_json(repo, "long.txt", "--offset", "3", "--limit", "15")
+    assert again["mode"] == "range" and "line 3 of a longer" in again["text"]
+    assert read_json(repo, "long.txt", "--offset", "3", "--limit", "15")["mode"] == "unchanged"
+    assert read_json(repo, "long.txt")["mode"] == "unchanged"
