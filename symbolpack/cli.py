@@ -158,8 +158,8 @@ _READ_OPTIONS = (
     (("--limit",), "limit", int, None, "N", "number of lines to read"),
     (("--symbol",), "symbol", str, None, "NAME", "read one symbol whole (drill-in)"),
     (("--session-id",), "session_id", str, None, "S", "session (default: $SYMBOLPACK_SESSION_ID, then the agent process or terminal session; none: a plain read)"),
-    (("--elide-min-lines",), "elide_min_lines", int, 12, "N",
-     "elide bodies of at least N lines in skeletons (default 12)"),
+    (("--elide-min-lines",), "elide_min_lines", int, 3, "N",
+     "in skeletons, hide no run shorter than N lines (default 3)"),
     (("--format",), "format", ("text", "json"), "text", None, "text (default) or the protocol's JSON"),
 )
 _READ_FLAGS = ((("--full", "--no-compress"), "full", "plain full read: no skeleton, no delta"),)

@@ -34,7 +34,7 @@ from .views import (
     known_ranges,
     numbered_text,
     render_segments,
-    skeleton_segments,
+    shell_word,
     unified_diff,
 )
 
@@ -50,9 +50,10 @@ FULL = "full"
 
 class ReadPolicy(namedtuple("ReadPolicy", [
     "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
-    "diff_max_hunks", "diff_max_changed_share", "truncation_share",
-], defaults=[12, 400, 0.85, 0.8, 8, 0.5, 0.5])):
-    """Thresholds of the read policy: elide bodies of at least `elide_min_lines`; read
+    "diff_max_hunks", "diff_max_changed_share", "truncation_share", "skeleton_target_share",
+], defaults=[3, 400, 0.85, 0.8, 8, 0.5, 0.5, 0.35])):
+    """Thresholds of the read policy: a skeleton aims at `skeleton_target_share` of a
+    plain read and hides no run shorter than `elide_min_lines`; read
     files under `small_file_tokens` whole; a skeleton must cost at most
     `skeleton_max_share` of the file; prefer a diff under `diff_prefer_share` of the
     delta; diff gate `diff_max_hunks` / `diff_max_changed_share`; a file shrunk below
@@ -222,7 +223,7 @@ def _plain(request, current, scope, copy: AgentCopy, fallback: str | None = None
 
 def _unchanged(request, current, copy: AgentCopy) -> ReadOutcome:
     total = len(current.lines)
-    text = f"[UNCHANGED] {request.path}: {total} lines, identical to what you last read; use that."
+    text = f"[UNCHANGED] {request.path}: as you last read it ({total} lines)."
     response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
     return ReadOutcome(response, copy, None)
 
@@ -277,22 +278,33 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if current.symbols is None or full_tokens < policy.small_file_tokens:
         return plain
     total = len(current.lines)
-    segments = skeleton_segments(total, current.symbols, policy.elide_min_lines)
+    from .skeleton import plan
+
+    segments, notes = plan(current.lines, current.symbols, int(policy.skeleton_target_share * full_tokens),
+                           policy.elide_min_lines, _is_test_path(request.path))
     if copy.runs:  # lines a range or a context pack already gave: say so instead of hiding them
         segments = _fold_held(segments, _held_mask(copy, current, load))
     hidden = [s for s in segments if s.kind == "elided"]
     if not hidden:
         return plain
-    body = render_segments(current.lines, segments)
+    body = render_segments(current.lines, segments, notes)
     held = " [UNCHANGED] spans are code you were already given." if any(
         s.kind == "unchanged" for s in segments) else ""
-    header = (f"[SKELETON] {request.path}: {total} lines, {len(hidden)} long bodies elided; "
-              f"ask for one with --symbol NAME or --offset/--limit to see it whole.{held}")
+    header = (f"[SKELETON] {request.path}: {total} lines. \"... A-B elided: OPTIONS\" hides lines A-B; "
+              f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held}")
     text = "\n".join([header, *body])
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
         return plain
     return ReadOutcome(response, _copy_after(copy, current, segments), None)
+
+
+_TEST_PATH = ("test/", "tests/", "test_", "_test.", ".test.", ".spec.", "spec/", "__tests__/")
+
+
+def _is_test_path(path: str) -> bool:
+    low = "/" + path.lower()
+    return any(("/" + p if p.endswith("/") or p.startswith("test_") else p) in low for p in _TEST_PATH)
 
 
 def _held_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
@@ -347,7 +359,7 @@ def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> 
         return _plain(request, current, scope, copy, "forced")
     if not copy.holds(start, end, current.sha256, current.lines, load):
         return _plain(request, current, scope, copy, "pending" if copy.uncertain(start, end) else None)
-    text = f"[UNCHANGED] {request.path} lines {start}-{end}: identical to what you last read of them."
+    text = f"[UNCHANGED] {request.path} lines {start}-{end}: as you last read them."
     full_tokens = count_tokens(numbered_text(current.lines, start, end))
     response = _response(request, current, "unchanged", text, scope, None, full_tokens)
     return ReadOutcome(response, copy.written(start, end, current.sha256), scope)

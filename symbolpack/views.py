@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from .kinds import CONTAINER_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,57 +67,35 @@ def shell_word(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def elided_marker(lines: Sequence[str], seg: Segment) -> str:
+def elided_marker(lines: Sequence[str], seg: Segment, note: str | None = None) -> str:
+    """`... A-B elided: --symbol NAME` (or `--offset A --limit N`): which lines are
+    hidden and the options that show them (the answer's header names the command
+    once). *note* replaces "elided" (an import block lists its names there)."""
     count = seg.end - seg.start + 1
-    what = f" of {_qual(seg.symbol)}" if seg.symbol else ""
     expand = f"--symbol {shell_word(_qual(seg.symbol))}" if seg.symbol else f"--offset {seg.start} --limit {count}"
-    return f"{_indent_of(lines, seg.start)}... [ELIDED] lines {seg.start}-{seg.end} ({count} lines){what}; expand: {expand}"
+    return f"{_indent_of(lines, seg.start)}... {seg.start}-{seg.end} {note or 'elided'}: {expand}"
 
 
 def unchanged_marker(seg: Segment) -> str:
+    """`... A-B unchanged` (and `(your X-Y)` when they moved): short, it is the common case."""
     src_end = (seg.source or 0) + seg.end - seg.start
-    what = f": {_qual(seg.symbol)}" if seg.symbol else ""
-    moved = "" if seg.source == seg.start else f" (your lines {seg.source}-{src_end})"
-    return f"... [UNCHANGED] lines {seg.start}-{seg.end}{moved}{what}"
+    moved = "" if seg.source == seg.start else f" (your {seg.source}-{src_end})"
+    return f"... {seg.start}-{seg.end} unchanged{moved}"
 
 
-def render_segments(lines: Sequence[str], segments: Iterable[Segment]) -> list[str]:
+def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: dict | None = None) -> list[str]:
     out: list[str] = []
     for seg in segments:
         if seg.kind == "shown":
             out.extend(numbered(lines, seg.start, seg.end))
         elif seg.kind == "elided":
-            out.append(elided_marker(lines, seg))
+            out.append(elided_marker(lines, seg, notes.get(seg.start) if notes else None))
         else:
             out.append(unchanged_marker(seg))
     return out
 
 
-# --------------------------------------------------------------------------- skeleton
-
-def skeleton_segments(total: int, symbols: Sequence[SymbolSlice], min_body_lines: int) -> list[Segment]:
-    """Shown/elided segments of a first read: long bodies of non-container symbols hidden."""
-    hidden: list[tuple[int, int, str]] = []
-    for s in symbols:  # source order: outer symbols before the ones they contain
-        if not s.body or s.kind in CONTAINER_KINDS:
-            continue
-        start, end = s.body
-        if end - start + 1 < min_body_lines:
-            continue
-        if hidden and start <= hidden[-1][1]:
-            continue  # inside a body already hidden
-        hidden.append((start, end, s.id))
-    segments: list[Segment] = []
-    line = 1
-    for start, end, sid in hidden:
-        if start > line:
-            segments.append(Segment("shown", line, start - 1))
-        segments.append(Segment("elided", start, end, symbol=sid))
-        line = end + 1
-    if line <= total:
-        segments.append(Segment("shown", line, total))
-    return segments
-
+# --------------------------------------------------------------------------- segments
 
 def known_ranges(segments: Iterable[Segment]) -> list[tuple[int, int]]:
     """The lines the agent knows after being shown *segments* (shown + unchanged)."""

@@ -45,4 +45,4 @@ def test_elision_hints_are_one_shell_word_each():
     for name in ("P.new", "impl P.new", "it's", "f#2", "Vec<T>.push"):
         assert shell_word(name) == shlex.quote(name)
         marker = elided_marker(["x"] * 9, Segment("elided", 2, 8, symbol=f"a.rs:rust:{name}"))
-        assert shlex.split(marker.split("expand: ", 1)[1]) == ["--symbol", name]
+        assert shlex.split(marker.split(" elided: ", 1)[1]) == ["--symbol", name]

@@ -69,7 +69,7 @@ def test_first_read_of_a_parsed_file_is_a_skeleton_with_markers():
     assert r["mode"] == "skeleton"
     elided = [s for s in r["segments"] if s["kind"] == "elided"]
     assert len(elided) == 4 and elided[0]["symbol"] == "m.py:python:f0"
-    assert "[ELIDED] lines 5-25 (21 lines) of f0; expand: --symbol f0" in r["text"]
+    assert "\n    ... 5-25 elided: --symbol f0\n" in r["text"]
     assert "     3\tdef f0(x):" in r["text"] and '     4\t    """Doc 0."""' in r["text"]
     assert r["tokens"] < r["full_tokens"]
     assert agent.copy.hidden_runs()[0] == (5, 25, "m.py:python:f0")

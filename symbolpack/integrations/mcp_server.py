@@ -38,12 +38,14 @@ INSTRUCTIONS = """\
 symbolpack reads code for you without wasting context and never shows you stale code.
 Use read_file instead of a plain file read. What comes back:
 - Numbered lines `   NN<TAB>text` are the file's lines, verbatim.
-- [SKELETON] on a first read of a large file: long bodies are replaced by
-  `... [ELIDED] lines A-B of NAME` markers. Drill in with read_file(path, symbol="NAME")
-  or read_file(path, offset=A, limit=B-A+1) before relying on or editing hidden code.
+- [SKELETON] on a first read of a large file: bodies, docstring tails, long statements and
+  import blocks are replaced by `... A-B elided: --symbol NAME` (or `--offset A --limit N`)
+  markers; an import block's marker lists the names it imports. Drill in with
+  read_file(path, symbol="NAME") or read_file(path, offset=A, limit=N) before relying on or
+  editing hidden code.
 - [UNCHANGED] on a re-read: the file (or range) is exactly what you read before; use that.
 - [DELTA] on a re-read after a change: only changed symbols are shown; spans marked
-  `... [UNCHANGED] lines A-B` are identical to your copy (`your lines X-Y` when they moved).
+  `... A-B unchanged` are identical to your copy (`(your X-Y)` when they moved).
 - [DIFF]: a unified diff from your copy to the file now.
 If you no longer have an earlier copy in context, call refresh(path) and read again.
 To find code by name use search_symbols; for a task-sized slice of the code around a
@@ -51,11 +53,11 @@ symbol use context(entry); to review uncommitted changes use diff_context().
 """
 
 READ_DOC = """Read a file (or a range, or one symbol) for this session; use instead of a plain read.
-First read of a large source file: a [SKELETON] with long bodies elided as
-`... [ELIDED] lines A-B of NAME`; pass symbol="NAME" (or offset/limit) to see one whole.
-Re-reads: [UNCHANGED] (identical to what you read; use your copy), [DELTA] (only changed
-symbols; `[UNCHANGED] lines A-B` spans are as you saw them) or [DIFF] (unified diff
-against your copy). Lines appear as `   NN<TAB>text`.
+First read of a large source file: a [SKELETON] with hidden runs marked
+`... A-B elided: --symbol NAME` (or `--offset A --limit N`); pass symbol="NAME" (or
+offset/limit) to see one whole. Re-reads: [UNCHANGED] (identical to what you read; use
+your copy), [DELTA] (only changed symbols; `... A-B unchanged` spans are as you saw them)
+or [DIFF] (unified diff against your copy). Lines appear as `   NN<TAB>text`.
 path: repo-relative or absolute. offset: first line (1-based). limit: number of lines.
 symbol: a name, qualname (Class.method) or id from search_symbols."""
 

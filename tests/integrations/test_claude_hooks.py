@@ -252,7 +252,7 @@ def test_multiedit_and_write_update_the_view(repo):
     assert agent.pre_edit("app.py", tool="Write", content=content) is None
     path.write_text(content)
     agent.post_edit("app.py", tool="Write", content=content)
-    assert f"[UNCHANGED] app.py: {len(content.splitlines())} lines" in reason(agent.read("app.py"))
+    assert f"[UNCHANGED] app.py: as you last read it ({len(content.splitlines())} lines)." in reason(agent.read("app.py"))
 
 
 def test_a_new_file_written_by_the_agent_is_known(repo):

@@ -72,7 +72,7 @@ def test_round_trip_with_the_official_client(repo):
         assert set(tools["read_file"].inputSchema["properties"]) >= {"path", "offset", "limit", "symbol"}
 
         first = text_of(await s.call_tool("read_file", {"path": "app.py"}))
-        assert first.startswith("[SKELETON]") and "[ELIDED]" in first
+        assert first.startswith("[SKELETON]") and " elided: --symbol " in first
         again = text_of(await s.call_tool("read_file", {"path": "app.py"}))
         assert again.startswith("[UNCHANGED] app.py")
 

@@ -56,3 +56,19 @@ def test_directly_loaded_grammars_are_the_packs_own(lang):
     ours, theirs = tree_sitter_language(lang), get_language(lang)
     assert (ours.name, ours.abi_version, ours.node_kind_count) == (theirs.name, theirs.abi_version,
                                                                    theirs.node_kind_count)
+
+
+@pytest.mark.parametrize("lang", FIXTURES)
+def test_the_smallest_skeleton_keeps_every_signature_line(lang):
+    """However small a skeleton gets, an agent can find every symbol by name."""
+    from symbolpack.skeleton import _header_line, plan
+    from symbolpack.symbols import bind
+
+    text = textwrap.dedent(importlib.import_module(f".test_{lang}", __package__).SOURCE).lstrip("\n")
+    records, _ = extract(text.encode(), lang, references=False)
+    symbols = bind(f"fixture.{lang}", lang, records)
+    lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
+    segments, _ = plan(lines, symbols, target_tokens=0)
+    shown = {n for s in segments if s.kind == "shown" for n in range(s.start, s.end + 1)}
+    missing = [s.qualname for s in symbols if _header_line(lines, s) not in shown]
+    assert missing == []

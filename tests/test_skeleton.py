@@ -1,0 +1,116 @@
+"""What a skeleton hides and what it must keep (the compression issue's rules)."""
+
+from __future__ import annotations
+
+from symbolpack.languages import language_for_path
+from symbolpack.skeleton import _header_line, import_names, plan
+from symbolpack.symbols import bind, parse_bytes
+from symbolpack.tokens import count_tokens
+from symbolpack.views import numbered_text, render_segments
+
+PY = '''"""The module docstring.
+
+It goes on for a while, explaining at length what this module is for,
+why it exists, which alternatives were considered and rejected,
+and then some more about the history of the project and its authors.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import (
+    OrderedDict,
+    defaultdict as dd,
+)
+
+
+class Config:
+    """Settings.
+
+    More words about settings that nobody needs on a first read.
+    And more, about where the settings come from and how they are merged,
+    which environment variables override which files, and in what order.
+    """
+
+    name: str = "x"
+    retries: int = 3
+
+    def load(self, path):
+        """Load the file.
+
+        Details that a skeleton can hide.
+        More details.
+        """
+''' + "".join(f"        step_{i} = os.path.join(path, '{i}')\n" for i in range(30)) + '''        return step_0
+
+
+def tiny(a):
+    return a + 1
+
+
+TABLE = {
+''' + "".join(f"    'key_{i}': {i},\n" for i in range(40)) + '''}
+'''
+
+TS_TEST = "import test from 'ava';\nimport {thing} from '../source/index.js';\n\n" + "".join(
+    f"test('case {k}', async t => {{\n" + "".join(f"\tconst v{i} = await thing({i});\n" for i in range(12))
+    + "\tt.is(v0, 0);\n});\n\n" for k in range(6))
+
+
+def _symbols(rel: str, text: str):
+    lang = language_for_path(rel)
+    records, _, error = parse_bytes(text.encode(), lang, references=False)
+    assert error is None
+    return bind(rel, lang, records)
+
+
+def _shown(segments) -> set[int]:
+    return {n for s in segments if s.kind == "shown" for n in range(s.start, s.end + 1)}
+
+
+def test_a_python_skeleton_keeps_names_and_first_lines_and_hides_the_rest():
+    lines = PY.split("\n")[:-1]
+    syms = _symbols("m.py", PY)
+    segments, notes = plan(lines, syms, target_tokens=0)  # as small as it gets
+    shown = _shown(segments)
+    text = "\n".join(render_segments(lines, segments, notes))
+    for s in syms:  # every symbol's signature line, numbered
+        assert _header_line(lines, s) in shown, s.qualname
+    assert 1 in shown and 2 not in shown  # the module docstring's first line only
+    assert "imports annotations, os, sys, OrderedDict, dd: --offset 8 --limit 8" in text
+    number = {t: n for n, t in enumerate(lines, 1)}
+    assert number['    """Settings.'] in shown and number["    More words about settings that nobody needs on a first read."] not in shown
+    assert number['    name: str = "x"'] in shown and number["    retries: int = 3"] in shown  # class fields
+    assert number["        step_0 = os.path.join(path, '0')"] not in shown  # a body
+    assert number["TABLE = {"] in shown and number["    'key_5': 5,"] not in shown  # a long literal
+    assert number["    return a + 1"] in shown  # a one-line body is cheaper than its marker
+
+
+def test_the_budget_decides_what_comes_back_cheapest_first():
+    lines = PY.split("\n")[:-1]
+    syms = _symbols("m.py", PY)
+    full = count_tokens(numbered_text(lines, 1, len(lines)))
+    small, _ = plan(lines, syms, target_tokens=0)
+    roomy, _ = plan(lines, syms, target_tokens=full)
+    assert len(_shown(small)) < len(_shown(roomy)) == len(lines)  # everything fits: nothing hidden
+    middle, notes = plan(lines, syms, target_tokens=int(0.6 * full))
+    assert count_tokens("\n".join(render_segments(lines, middle, notes))) <= 0.6 * full
+    assert _shown(small) < _shown(middle) < _shown(roomy)
+
+
+def test_test_cases_that_are_calls_are_elided_in_a_test_file():
+    lines = TS_TEST.split("\n")[:-1]
+    syms = _symbols("test/thing.ts", TS_TEST)
+    segments, notes = plan(lines, syms, target_tokens=0, test_file=True)
+    text = "\n".join(render_segments(lines, segments, notes))
+    for k in range(6):
+        assert f"test('case {k}', async t => {{" in text
+    assert "await thing(3)" not in text
+    assert text.count("elided: --offset") == 6
+
+
+def test_import_names_lists_what_each_language_brings_in():
+    assert import_names(["from a.b import (c, d as e)"], 1, 1) == ["c", "e"]  # `d as e` brings in e
+    assert import_names(["import {x, y} from './z.js';"], 1, 1) == ["x", "y", "z", "js"]
+    assert import_names(["use std::collections::HashMap;"], 1, 1) == ["collections", "HashMap"]
