@@ -22,6 +22,9 @@ Without --repo: builds a small sample repository and plays a scripted session (s
 With --repo: replays N first-parent commits of that repository in a temporary clone
 (your working tree is never touched): before each commit, read the files it modifies,
 drill into the bodies it changes, re-read recent files, one seeded range read.
+The charged totals add one round trip of 100 tokens per drill-in (a tool call costs
+the agent a turn): symbolpack pays it for every drill-in, the diff-only reference
+only where it does not already hold the lines.
 
 Exit status: 0 when the oracle found nothing wrong, 1 otherwise."""
 

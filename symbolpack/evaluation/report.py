@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import sys
+import textwrap
 from pathlib import Path
 from typing import TextIO
 
@@ -42,7 +43,64 @@ def format_table(summary: dict) -> str:
     out.append(f"{'total':<{width}}  {summary['reads']:>5}  {tok['native']:>9,}  {tok['reference']:>9,}  "
                f"{tok['symbolpack']:>10,}  {summary['modes'].get('unchanged', 0):>4}  {summary['drill_ins']:>5}  "
                f"{_verdict(summary['failures'])}")
-    return "\n".join(out + ["", format_headline(summary)])
+    return "\n".join(out + ["", format_kinds(summary), "", format_headline(summary)])
+
+
+KIND_LABELS = (("first", "first reads"), ("reread", "re-reads"), ("drill", "drill-ins"), ("range", "ranges"),
+               ("packs", "packs"))
+
+
+def charge_legend(summary: dict) -> str:
+    """What the charged columns mean (the same words in the terminal and the HTML report)."""
+    trip = summary.get("round_trip_tokens", 100)
+    return (f"charged = tokens + {trip} per round trip (a tool call costs the agent a turn). symbolpack pays one "
+            f"for every drill-in; the diff-only reference pays one only where it would make the same call, i.e. "
+            f"where it does not already hold those lines: it sends whole files on first reads, so it never has "
+            f"to open a hidden body, and a drill-in into lines it holds costs it nothing. First reads, re-reads, "
+            f"ranges and packs are calls every policy makes: not charged. Native is plain reads, uncharged. "
+            f"packs = context packs (diff-context is reported apart).")
+
+
+def _kind_rows(summary: dict) -> list[tuple[str, dict]]:
+    kinds = summary.get("by_kind") or {}
+    rows = [(label, kinds[key]) for key, label in KIND_LABELS if key in kinds]
+    total = {"calls": sum(k["calls"] for _, k in rows), "native": sum(k["native"] for _, k in rows),
+             "reference": sum(k["reference"] for _, k in rows), "symbolpack": sum(k["symbolpack"] for _, k in rows),
+             "round_trips": summary.get("round_trips", {"reference": 0, "symbolpack": 0}),
+             "charged": summary.get("charged_tokens", {"reference": 0, "symbolpack": 0})}
+    return rows + [("total", total)]
+
+
+def format_kinds(summary: dict) -> str:
+    """Per kind of call: tokens under each policy, round trips, and the charged tokens."""
+    if "by_kind" not in summary:
+        return ""
+    head = (f"{'kind':<11}  {'calls':>5}  {'native':>9}  {'diff-only':>9}  {'symbolpack':>10}  "
+            f"{'trips d/s':>9}  {'charged d':>9}  {'charged s':>9}")
+    out = [head, "-" * len(head)]
+    rows = _kind_rows(summary)
+    for i, (label, k) in enumerate(rows):
+        if i == len(rows) - 1:
+            out.append("-" * len(head))
+        trips = f"{k['round_trips']['reference']}/{k['round_trips']['symbolpack']}"
+        out.append(f"{label:<11}  {k['calls']:>5}  {k['native']:>9,}  {k['reference']:>9,}  {k['symbolpack']:>10,}  "
+                   f"{trips:>9}  {k['charged']['reference']:>9,}  {k['charged']['symbolpack']:>9,}")
+    out += textwrap.wrap("(d = diff-only reference, s = symbolpack) " + charge_legend(summary), width=len(head),
+                         break_on_hyphens=False)
+    return "\n".join(out)
+
+
+def format_charged(summary: dict) -> str:
+    """The one "charged" line: charged totals, their ratio, first-read share, drill-ins per file."""
+    charged, trips = summary["charged_tokens"], summary["round_trips"]
+    line = (f"charged ({summary.get('round_trip_tokens', 100)} tokens per round trip): symbolpack "
+            f"{charged['symbolpack']:,} ({trips['symbolpack']} round trips), diff-only {charged['reference']:,} "
+            f"({trips['reference']} round trips): {summary['charged_ratio']:.2f}x the diff-only reference; "
+            f"first reads {_pct(summary['first_read_share'])} of a plain read")
+    if "drill_ins_per_edited_file" in summary:
+        line += (f"; {summary['drill_ins_per_edited_file']:.2f} drill-ins per edited file "
+                 f"({summary['drill_ins']} over {summary['edited_files']})")
+    return line
 
 
 def format_headline(summary: dict) -> str:
@@ -52,6 +110,8 @@ def format_headline(summary: dict) -> str:
     out.append(f"savings vs native full reads: symbolpack {_pct(summary['savings'])}, "
                f"diff-only {_pct(summary['reference_savings'])} "
                f"(symbolpack {abs(points):.1f} points {'ahead' if points >= 0 else 'behind'})")
+    if "charged_tokens" in summary:
+        out.append(format_charged(summary))
     out.append(f"first reads: symbolpack {_pct(summary['first_read_savings'])} "
                f"(diff-only {_pct(summary['reference_first_read_savings'])}); "
                f"re-reads: symbolpack {_pct(summary['reread_savings'])} "
@@ -177,12 +237,31 @@ pre {{ background: #f7f7f7; padding: 1em; overflow-x: auto; }}
 {cumulative_chart_svg(summary['turns'])}
 <h2>Summary</h2>
 <pre>{headline}</pre>
+{_kinds_html(summary)}
 <h2>Turns</h2>
 <table><tr><th>#</th><th>turn</th><th>reads</th><th>native</th><th>diff-only</th><th>symbolpack</th><th>hits</th><th>drill-ins</th><th>oracle</th></tr>
 {rows}
 </table>
 {f'<h2>Oracle failures</h2><ul>{failures}</ul>' if failures else ''}
 </body></html>
+"""
+
+
+def _kinds_html(summary: dict) -> str:
+    if "by_kind" not in summary:
+        return ""
+    esc = html.escape
+    rows = "\n".join(
+        f"<tr><td>{esc(label)}</td><td>{k['calls']}</td><td>{k['native']:,}</td><td>{k['reference']:,}</td>"
+        f"<td>{k['symbolpack']:,}</td><td>{k['round_trips']['reference']}</td><td>{k['round_trips']['symbolpack']}</td>"
+        f"<td>{k['charged']['reference']:,}</td><td>{k['charged']['symbolpack']:,}</td></tr>"
+        for label, k in _kind_rows(summary))
+    return f"""<h2>Per kind of call</h2>
+<table><tr><th>kind</th><th>calls</th><th>native</th><th>diff-only</th><th>symbolpack</th>
+<th>round trips diff-only</th><th>round trips symbolpack</th><th>charged diff-only</th><th>charged symbolpack</th></tr>
+{rows}
+</table>
+<p>{esc(charge_legend(summary))}</p>
 """
 
 

@@ -218,3 +218,111 @@ def test_run_benchmarks_finds_ratios_and_their_targets():
     assert module.flags(report) == [("ok", True)]
     assert module.parse_report('warming up\n{"ratio": 1.5}') == {"ratio": 1.5}
     assert {p.name for p in module.find_benchmarks()} >= {"bench_structure.py"}
+
+
+# --------------------------------------------------------------------------- round trips and charged totals
+
+CHARGE_KEYS = ("round_trip_tokens", "round_trips", "charged_tokens", "charged_ratio", "first_read_share", "by_kind")
+
+
+class _Recorded:
+    """A session reduced to what `summarize` reads: given records, no engine."""
+
+    def __init__(self, records, packs, edited_files=None):
+        self.records, self.packs, self.edited_files = records, packs, edited_files
+        self.other_failures, self.fallbacks = [], {}
+
+    def failures(self):
+        return []
+
+
+def test_charge_arithmetic_on_a_tiny_session():
+    """Every drill-in costs symbolpack 100 tokens more; the reference pays only for the
+    drill-in into lines it does not hold, and nothing for the one it would not make."""
+    from symbolpack.evaluation.harness import DRILL, FIRST, RANGE, REREAD, PackRecord, ReadRecord, summarize
+
+    def read(turn, path, category, tokens, native, reference, held=False):
+        return ReadRecord(turn, path, category, "-", "x", tokens, native, reference, 1.0, [], held)
+
+    records = [read("t1", "a.py", FIRST, 40, 100, 100),
+               read("t1", "a.py", DRILL, 30, 30, 10, held=True),  # the reference holds a.py whole
+               read("t1", "b.cfg", DRILL, 20, 20, 20),  # the reference holds nothing of b.cfg
+               read("t2", "a.py", REREAD, 5, 100, 8),
+               read("t2", "a.py", RANGE, 12, 12, 12)]
+    packs = [PackRecord("t2", "context", 50, 200, 150, 1.0, 0),
+             PackRecord("t2", "diff-context", 70, 300, 60, 1.0, 0)]  # not in the totals
+    s = summarize(_Recorded(records, packs, edited_files=2), ["t1", "t2"])
+    assert s["tokens"] == {"native": 462, "reference": 300, "symbolpack": 157}
+    assert s["round_trip_tokens"] == 100
+    assert s["round_trips"] == {"reference": 1, "symbolpack": 2}
+    # symbolpack 40 + (30+100) + (20+100) + 5 + 12 + 50; reference 100 + 0 + (20+100) + 8 + 12 + 150
+    assert s["charged_tokens"] == {"reference": 390, "symbolpack": 357}
+    assert s["charged_ratio"] == 0.9154  # 357 / 390
+    assert s["first_read_share"] == 0.4  # 40 / 100
+    assert s["edited_files"] == 2 and s["drill_ins_per_edited_file"] == 1.0
+    drill = s["by_kind"]["drill"]
+    assert drill == {"calls": 2, "native": 50, "reference": 30, "symbolpack": 50,
+                     "round_trips": {"reference": 1, "symbolpack": 2},
+                     "charged": {"reference": 120, "symbolpack": 250}}
+    assert s["by_kind"]["packs"]["calls"] == 1 and s["by_kind"]["packs"]["charged"] == {"reference": 150,
+                                                                                         "symbolpack": 50}
+    assert s["by_kind"]["first"]["charged"] == {"reference": 100, "symbolpack": 40}
+    assert [t["charged"] for t in s["turns"]] == [{"reference": 220, "symbolpack": 290},
+                                                  {"reference": 170, "symbolpack": 67}]
+    assert "drill_ins_per_edited_file" not in summarize(_Recorded(records, packs), ["t1", "t2"])
+    table = format_table(s)
+    assert "charged (100 tokens per round trip): symbolpack 357 (2 round trips), diff-only 390 " \
+           "(1 round trips): 0.92x" in table
+    assert "1.00 drill-ins per edited file" in table
+    for label in ("first reads", "re-reads", "drill-ins", "ranges", "packs"):
+        assert label in table
+    assert "Per kind of call" in render_html(s)
+
+
+def test_diff_only_policy_says_when_it_already_held_the_lines():
+    policy = DiffOnlyPolicy()
+    policy.cost("a.txt", LINES, None)
+    assert not policy.last_held
+    policy.cost("a.txt", LINES, (10, 20))
+    assert policy.last_held  # a drill-in the reference's agent would not make
+    changed = list(LINES)
+    changed[14] = "new"
+    policy.cost("a.txt", changed, (10, 20))
+    assert not policy.last_held
+    policy.cost("a.txt", changed, None)  # a diff: not held
+    assert not policy.last_held
+    policy.cost("a.txt", changed, None)
+    assert policy.last_held
+
+
+def check_charge_keys(out: dict) -> None:
+    """The charge keys of `tldrs eval --json`, with their types and their consistency."""
+    for key in CHARGE_KEYS:
+        assert key in out, key
+    for key in ("round_trips", "charged_tokens"):
+        assert set(out[key]) == {"reference", "symbolpack"}
+        assert all(type(v) is int for v in out[key].values())
+    assert isinstance(out["charged_ratio"], float) and isinstance(out["first_read_share"], float)
+    assert set(out["by_kind"]) == {"first", "reread", "drill", "range", "packs"}
+    for kind in out["by_kind"].values():
+        assert all(type(kind[k]) is int for k in ("calls", "native", "reference", "symbolpack"))
+        assert all(type(v) is int for part in ("round_trips", "charged") for v in kind[part].values())
+    trip = out["round_trip_tokens"]
+    assert out["round_trips"]["symbolpack"] == out["drill_ins"]
+    assert out["charged_tokens"]["symbolpack"] == out["tokens"]["symbolpack"] + trip * out["drill_ins"]
+    for policy in ("reference", "symbolpack"):
+        assert sum(k["charged"][policy] for k in out["by_kind"].values()) == out["charged_tokens"][policy]
+        assert sum(k["round_trips"][policy] for k in out["by_kind"].values()) == out["round_trips"][policy]
+    for policy in ("native", "reference", "symbolpack"):
+        assert sum(k[policy] for k in out["by_kind"].values()) == out["tokens"][policy]
+    assert out["charged_ratio"] == round(out["charged_tokens"]["symbolpack"] / out["charged_tokens"]["reference"], 4)
+    first = out["by_kind"]["first"]
+    assert out["first_read_share"] == round(first["symbolpack"] / first["native"], 4)
+
+
+def test_eval_command_default_json_has_the_charges(capsys):
+    assert main(["--json", "--counter", "estimate"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    check_charge_keys(out)
+    assert out["round_trips"]["symbolpack"] >= 4  # the script drills in
+    assert "drill_ins_per_edited_file" not in out  # a replay number

@@ -18,6 +18,7 @@ from symbolpack.evaluation.replay import commit_changes, first_parent_commits, r
 from symbolpack.operations import read_file
 from symbolpack.workspace import SymbolpackError
 from tests.conftest import git
+from tests.evaluation.test_harness import check_charge_keys
 
 
 def py_function(name: str, n: int, salt: int = 0) -> str:
@@ -152,6 +153,12 @@ def test_eval_command_replay_json(history, capsys):
     for key in ("reads", "savings", "reference_savings", "first_read_savings", "reread_savings", "drill_ins",
                 "p50_ms", "p95_ms", "counter"):
         assert key in out
+    check_charge_keys(out)
+    # files read before their commit modifies them, in the last 4 commits: service.py and
+    # settings.hcl; service.py; main.go (not extra.ts: deleted, nor more.ts: added); client.ts
+    assert out["edited_files"] == 5 and type(out["edited_files"]) is int
+    assert out["drill_ins_per_edited_file"] == round(out["drill_ins"] / 5, 4)
+    assert out["round_trips"]["reference"] == 0  # it holds whole files: it never needs to drill in
 
 
 # --------------------------------------------------------------------------- diff-context
