@@ -221,9 +221,9 @@ def _plain(request, current, scope, copy: AgentCopy, fallback: str | None = None
     return ReadOutcome(response, new_copy, scope, fallback=fallback)
 
 
-def _unchanged(request, current, copy: AgentCopy) -> ReadOutcome:
+def _unchanged(request, current, copy: AgentCopy, note: str = "") -> ReadOutcome:
     total = len(current.lines)
-    text = f"[UNCHANGED] {request.path}: as you last read it ({total} lines)."
+    text = f"[UNCHANGED] {request.path}: as you last read it ({total} lines).{note}"
     response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
     return ReadOutcome(response, copy, None)
 
@@ -241,12 +241,15 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
         return _unchanged(request, current, copy)
     upto = copy.extent()
     old, known = copy.texts(load, upto)
-    if upto == total == copy.length and all(old[n] == lines[n - 1] for n in range(1, total + 1)):
-        # mixed versions, same text everywhere (an edit and its revert): the copy is
-        # right as it stands; record it as this version
+    if upto == total == copy.length and all(
+            old[n] == lines[n - 1] if known[n] else old[n] is not None for n in range(1, total + 1)):
+        # every line the agent holds is right where it holds it, and the rest is elided
+        # (mixed versions after an edit and its revert, or changes only inside bodies
+        # it never read): the copy stands; say which hidden bodies changed
         hidden = copy.hidden_runs()
-        return _unchanged(request, current,
-                          copy.replaced(total, current.sha256, known, hidden))
+        moved = [n for n in range(1, total + 1) if not known[n] and old[n] != lines[n - 1]]
+        return _unchanged(request, current, copy.replaced(total, current.sha256, known, hidden),
+                          _hidden_change_note(moved, current))
     if not current.diffable or total < upto * policy.truncation_share:
         return _plain(request, current, None, copy, "truncated")
     if not any(known):
@@ -261,7 +264,9 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
             candidates.append(_diff_outcome(request, current, copy, upto, known, diff))
     if current.symbols is not None:
         removed = _removed(old, current, parse)
-        delta = _delta(request, current, copy, old, known, removed)
+        delta, only_unseen = _delta(request, current, copy, old, known, removed)
+        if only_unseen:
+            candidates = []  # every change is inside bodies the agent never read: name them, no diff
         diff_wins = bool(candidates) and (
             candidates[0].response["tokens"] < policy.diff_prefer_share * delta.response["tokens"])
         candidates.insert(1 if diff_wins else 0, delta)
@@ -397,17 +402,23 @@ class _Gap:
         return id(self)
 
 
-def _align(old: Sequence, new: Sequence[str]) -> list[int | None]:
-    """new line -> old line with identical text (1-based), by difflib's matching blocks."""
+def _align(old: Sequence, new: Sequence[str]) -> tuple[list[int | None], set[int]]:
+    """new line -> old line with identical text (1-based), by difflib's matching blocks;
+    and the new lines that stand one for one where the copy has gaps (text unknown to
+    us: they are shown, but they do not make their symbol "changed")."""
     import difflib
 
     left = [t if t is not None else _Gap() for t in old[1:]]
     mapped: list[int | None] = [None] * (len(new) + 1)
+    in_gaps: set[int] = set()
     matcher = difflib.SequenceMatcher(None, left, new, autojunk=len(left) + len(new) > 20000)
-    for a, b, size in matcher.get_matching_blocks():
-        for k in range(size):
-            mapped[b + k + 1] = a + k + 1
-    return mapped
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                mapped[j1 + k + 1] = i1 + k + 1
+        elif tag == "replace" and i2 - i1 == j2 - j1 and all(old[i + 1] is None for i in range(i1, i2)):
+            in_gaps.update(range(j1 + 1, j2 + 1))
+    return mapped, in_gaps
 
 
 def _removed(old: Sequence, current: Current, parse) -> list[str]:
@@ -422,46 +433,84 @@ def _removed(old: Sequence, current: Current, parse) -> list[str]:
 
 
 def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
-           removed: Sequence[str] = ()) -> ReadOutcome:
+           removed: Sequence[str] = ()) -> tuple[ReadOutcome, bool]:
     """Symbol-granular re-read against the copy: a symbol whose own lines changed is
     shown (its own lines, children excluded); a line identical to one the agent holds
     is `unchanged` from there; a line identical to one the agent was only told is
-    elided stays elided; everything else is shown."""
+    elided stays elided; everything else is shown. Returns the outcome and whether
+    every change it names is inside bodies the agent never read."""
     new = current.lines
     total = len(new)
-    mapped = _align(old, new)
+    mapped, in_gaps = _align(old, new)
     owner = _innermost(total, current.symbols or ())
     dirty: set[str] = set()
     for i in range(1, total + 1):
         if mapped[i] is None:
-            if owner[i] is not None:
+            if owner[i] is not None and i not in in_gaps:
                 dirty.add(owner[i].id)
         elif i < total and mapped[i + 1] is not None and mapped[i + 1] != mapped[i] + 1:
             # lines removed (or moved) between i and i+1: both neighbours' symbols changed
             for sym in (owner[i], owner[i + 1]):
                 if sym is not None:
                     dirty.add(sym.id)
+    unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
     for i in range(1, total + 1):
         sym = owner[i]
         src = mapped[i]
-        if src is None or (sym is not None and sym.id in dirty):
+        if sym is not None and sym.id in unseen and src is not None and known[src]:
+            status[i] = "U"  # the header of a body changed out of sight: as the agent has it
+        elif sym is not None and sym.id in unseen:
+            status[i] = "E"  # a change inside a body the agent never saw: a note, not the body
+        elif src is None or (sym is not None and sym.id in dirty):
             status[i] = "S"
         elif known[src]:
             status[i] = "U"
         else:
             status[i] = "E"
+    only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     changed = sorted({owner[i].qualname for i in range(1, total + 1) if status[i] == "S" and owner[i]})
     header = f"[DELTA] {request.path} changed since you last read it ({copy.length} -> {total} lines)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
+    if unseen:
+        names = sorted(s.qualname for s in current.symbols or () if s.id in unseen)
+        header += (" Changed inside code you have not read (still elided): " + ", ".join(names[:12])
+                   + ("..." if len(names) > 12 else "") + ".")
     if removed:
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
     header += " [UNCHANGED] spans are exactly as you last saw them."
     text = "\n".join([header, *render_segments(new, segments)])
     response = _response(request, current, "delta", text, None, segments, current.full_tokens())
-    return ReadOutcome(response, _copy_after(copy, current, segments), None)
+    return ReadOutcome(response, _copy_after(copy, current, segments), None), only_unseen
+
+
+def _hidden_change_note(numbers: Sequence[int], current: Current) -> str:
+    """" Changed inside bodies you have not read: f, g." for changed hidden lines."""
+    if not numbers:
+        return ""
+    owner = _innermost(len(current.lines), current.symbols or ())
+    names = sorted({owner[n].qualname for n in numbers if owner[n] is not None})
+    what = ", ".join(names[:8]) + ("..." if len(names) > 8 else "") if names else \
+        f"lines {numbers[0]}-{numbers[-1]}"
+    return f" Changed inside code you have not read (still elided): {what}."
+
+
+def _changed_unseen(symbols, dirty: set[str], owner, mapped, known, total: int) -> set[str]:
+    """Changed symbols whose body the agent never held: none of its body lines (its
+    own, children excluded) maps to a line the agent knows, and its header is intact.
+    Their change is named, not shown: the agent never read those bodies."""
+    out: set[str] = set()
+    for s in symbols:
+        if s.id not in dirty or not s.body:
+            continue
+        body = [i for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s]
+        head = [i for i in range(s.lines[0], s.body[0]) if owner[i] is s]
+        if body and head and all(mapped[i] is None or not known[mapped[i]] for i in body) \
+                and all(mapped[i] is not None and known[mapped[i]] for i in head):
+            out.add(s.id)
+    return out
 
 
 _MARKER_COST_LINES = 2  # an [UNCHANGED] run this short is cheaper to show

@@ -95,25 +95,35 @@ def test_unchanged_reread_is_one_line():
     assert r["mode"] == "unchanged" and "\n" not in r["text"] and str(len(py_lines())) in r["text"]
 
 
-def test_a_small_change_in_a_body_never_seen_is_a_diff():
+def test_a_change_inside_a_body_never_read_is_a_note_not_the_body():
     agent, _ = first_read(current(py_lines()))
     lines = py_lines()
     lines[30] = "    y3 = x * 1000"  # inside f1's body, which the skeleton elided
     r = agent.read(current(lines))
-    assert r["mode"] == "diff"
-    assert "@@ -28,7 +28,7 @@" in r["text"] and "-    y2 = x + 2\n+    y3 = x * 1000" in r["text"]
-    assert r["tokens"] < 0.2 * r["full_tokens"]
+    assert r["mode"] == "unchanged"  # every line the agent holds is still right where it is
+    assert r["text"] == ("[UNCHANGED] m.py: as you last read it (98 lines). "
+                         "Changed inside code you have not read (still elided): f1.")
+    lines.insert(35, "    extra = 1")  # now the numbering moves: a delta, still without the body
+    r = agent.read(current(lines))
+    assert r["mode"] == "delta" and "x * 1000" not in r["text"] and "extra = 1" not in r["text"]
+    assert {"kind": "elided", "start": 29, "end": 50, "symbol": "m.py:python:f1"} in r["segments"]
+    assert {"kind": "unchanged", "start": 51, "end": 53, "from": 50} in r["segments"]
+    assert "Changed inside code you have not read (still elided): f1." in r["text"]
+    drill = agent.read(current(lines), ReadRequest("m.py", offset=29, limit=22))
+    assert drill["mode"] == "range" and "x * 1000" in drill["text"]
 
 
 def test_changed_symbols_come_back_whole_and_the_rest_unchanged_or_elided():
     agent, _ = first_read(current(py_lines()))
     lines = py_lines()
-    for k in range(5, 25, 2):  # many scattered changes in f0's body: past the diff gate's taste
-        lines[k] = lines[k].replace("x +", "x -")
     lines[0] = "import sys"
+    lines[2] = "def f0(x, y=0):"  # a signature the agent saw changes: f0 comes back whole
+    for k in range(5, 25, 2):
+        lines[k] = lines[k].replace("x +", "x -")
     r = agent.read(current(lines))
     assert r["mode"] == "delta"
-    assert r["text"].splitlines()[0].startswith("[DELTA] m.py changed since you last read it (98 -> 98 lines). Changed/new: f0.")
+    assert r["text"].splitlines()[0].startswith(
+        "[DELTA] m.py changed since you last read it (98 -> 98 lines). Changed/new: f0.")
     shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
     assert shown == [(1, 25), (98, 98)]  # the changed import and f0; a 1-line blank run costs less than its marker
     # f1, f2, f3 bodies were never seen and did not change: still elided
