@@ -255,12 +255,9 @@ def build_server(root: Path | None = None, session_id: str | None = None):
 
 
 def _context_module():
-    from importlib import import_module
-    from importlib.util import find_spec
+    from .. import context  # imported on first use: most sessions never ask for a pack
 
-    if find_spec("symbolpack.context") is None:
-        raise RuntimeError("context packs are not available in this symbolpack version")
-    return import_module("symbolpack.context")
+    return context
 
 
 def _text_of(result) -> str:
