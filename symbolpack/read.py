@@ -280,13 +280,19 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
 def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     plain = _plain(request, current, None, copy)
     full_tokens = plain.response["full_tokens"]
-    if current.symbols is None or full_tokens < policy.small_file_tokens:
+    if full_tokens < policy.small_file_tokens:
         return plain
     total = len(current.lines)
-    from .skeleton import plan
+    from .skeleton import outline_kind, plan, plan_outline
 
-    segments, notes = plan(current.lines, current.symbols, int(policy.skeleton_target_share * full_tokens),
-                           policy.elide_min_lines, _is_test_path(request.path))
+    target = int(policy.skeleton_target_share * full_tokens)
+    if current.symbols is not None:
+        segments, notes = plan(current.lines, current.symbols, target, policy.elide_min_lines,
+                               _is_test_path(request.path))
+    elif current.diffable and outline_kind(request.path):  # a README, a changelog, a lockfile
+        segments, notes = plan_outline(current.lines, outline_kind(request.path), target, policy.elide_min_lines)
+    else:
+        return plain
     if copy.runs:  # lines a range or a context pack already gave: say so instead of hiding them
         segments = _fold_held(segments, _held_mask(copy, current, load))
     hidden = [s for s in segments if s.kind == "elided"]

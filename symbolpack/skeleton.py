@@ -4,7 +4,9 @@ A skeleton must still let the agent find anything by name: every symbol's
 signature line with its number, the first line of each docstring or doc comment,
 module-level names and class fields stay. Everything else is an *elidable unit*:
 
-* a function or method body (not a class: its fields and method signatures stay);
+* a function or method body with its closing line (not a class: its fields and
+  method signatures stay), and the tail of a long signature (parameters, `where`
+  clauses: the signature's first line, which names it, stays);
 * the tail of a docstring or of a doc/comment block (its first line stays);
 * the interior of a long module-level statement (a test case such as
   `test('...', () => {...})`, a `main` block) or of a long constant or variable
@@ -47,6 +49,7 @@ _IMPORT_WORDS = frozenset(
     "from import as use using include require open extern crate type typeof static pub self super crate "
     "std java javax kotlin scala".split())
 _CLOSER = re.compile(r"\s*[)\]}]")
+_CLOSER_ONLY = re.compile(r"\s*([)\]}]+[;,)]*|end[;]?)\s*$")
 _VALUE_KINDS = frozenset({"constant", "variable", "field", "property"})
 
 
@@ -78,12 +81,19 @@ def plan(lines: Sequence[str], symbols: Sequence[SymbolSlice], target_tokens: in
         else:
             hidden.append(u)
     hidden.sort(key=lambda u: u.start)
+    import_starts = {u.start for u in hidden if u.kind == "imports"}
     segments: list[Segment] = []
     line = 1
     for u in hidden:
         if u.start > line:
             segments.append(Segment("shown", line, u.start - 1))
-        segments.append(Segment("elided", u.start, u.end, symbol=u.symbol))
+        last = segments[-1] if segments else None
+        if last is not None and last.kind == "elided" and last.end + 1 == u.start and u.kind != "imports" \
+                and last.start not in import_starts and (last.symbol is None or last.symbol == u.symbol):
+            # neighbours (a signature's tail and its body): one marker, named by the symbol
+            segments[-1] = last._replace(end=u.end, symbol=u.symbol or last.symbol)
+        else:
+            segments.append(Segment("elided", u.start, u.end, symbol=u.symbol))
         line = u.end + 1
     if line <= total:
         segments.append(Segment("shown", line, total))
@@ -111,7 +121,7 @@ def _marker_cost(u: Unit, lines) -> int:
 
 
 def _priority(u: Unit, test_file: bool) -> tuple:
-    rank = {"body": 0, "statement": 1, "doc": 2, "imports": 3}[u.kind]
+    rank = {"body": 0, "statement": 1, "doc": 2, "imports": 3, "signature": 3}[u.kind]
     if test_file and u.kind in ("body", "statement"):
         rank = 4  # test code is the last thing a reader of a test file's outline needs
     return (rank, u.tokens, u.start)
@@ -143,13 +153,16 @@ def _units(lines, symbols, line_tokens, min_lines: int) -> list[Unit]:
                 if inner is not s and s.body[0] <= inner.lines[0] and inner.lines[1] <= s.body[1]:
                     for n in range(inner.lines[0], inner.lines[1] + 1):
                         own[n] = False
+            last = s.body[1]
+            if last + 1 <= min(s.lines[1], total) and _CLOSER_ONLY.match(lines[last]):
+                last += 1  # the body's own closing `}` / `end` goes with it
             n = s.body[0]
-            while n <= s.body[1]:
+            while n <= last:
                 if not own[n]:
                     n += 1
                     continue
                 m = n
-                while m + 1 <= s.body[1] and own[m + 1]:
+                while m + 1 <= last and own[m + 1]:
                     m += 1
                 add(units, n, m, s.id, "body")
                 n = m + 1
@@ -159,8 +172,12 @@ def _units(lines, symbols, line_tokens, min_lines: int) -> list[Unit]:
         header = _header_line(lines, s)
         # a leading doc comment (above the header): its first line stays
         _doc_tail(units, add, lines, s.lines[0], header - 1)
+        # a signature's continuation (parameters, `where` clauses): its first line stays
+        sig_end = _signature_end(lines, s, header)
+        if s.body and s.kind not in CONTAINER_KINDS:
+            add(units, header + 1, min(sig_end, s.body[0] - 1), s.id, "signature")
         # a docstring right after the header (Python functions and classes): its first line stays
-        after = _signature_end(lines, s, header) + 1
+        after = sig_end + 1
         if after <= min(s.lines[1], total) and _opens_doc(lines[after - 1]):
             _doc_tail(units, add, lines, after, min(s.lines[1], total), first_run_only=True)
     top = 1  # a module docstring or licence block opening the file
@@ -224,6 +241,13 @@ def _module_level(units, add, lines, in_symbol) -> None:
         if in_symbol[n] or not text.strip() or text[0].isspace():
             n += 1
             continue
+        if _COMMENT.match(text):  # a comment block (crate docs, a licence): its first line stays
+            m = n
+            while m + 1 <= total and not in_symbol[m + 1] and lines[m].strip() and _COMMENT.match(lines[m]):
+                m += 1
+            add(units, n + 1, m, None, "doc")
+            n = m + 1
+            continue
         if _IMPORT.match(text):
             m = n
             while m + 1 <= total and not in_symbol[m + 1] and (
@@ -245,3 +269,75 @@ def _module_level(units, add, lines, in_symbol) -> None:
         if m > n:
             add(units, n + 1, m, None, "statement")
         n = m + 1
+
+
+# --------------------------------------------------------------------------- files no parser handles
+
+LOCKFILES = frozenset({
+    "Cargo.lock", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock",
+    "uv.lock", "Pipfile.lock", "Gemfile.lock", "composer.lock", "go.sum", "flake.lock", "mix.lock",
+    "pubspec.lock", "Package.resolved", "bun.lock"})
+_MARKDOWN = (".md", ".markdown", ".mdx")
+_HEADING = re.compile(r"#{1,6}\s")
+_FENCE = re.compile(r"\s*(```|~~~)")
+LOCKFILE_HEAD = 5  # lines of a lockfile a first read shows (its format and version)
+
+
+def outline_kind(path: str) -> str | None:
+    """"lockfile" or "markdown" when a first read of *path* can be an outline though
+    no symbol query covers it; None otherwise."""
+    name = path.rsplit("/", 1)[-1]
+    if name in LOCKFILES:
+        return "lockfile"
+    if name.lower().endswith(_MARKDOWN):
+        return "markdown"
+    return None
+
+
+def plan_outline(lines: Sequence[str], kind: str, target_tokens: int,
+                 min_lines: int = 3) -> tuple[list[Segment], dict[int, str]]:
+    """A first read of a generated lockfile (its head; the rest is one marker) or of a
+    Markdown document (every heading; section texts shown back in document order
+    while the budget allows: the top of a README or a changelog matters most)."""
+    total = len(lines)
+    if kind == "lockfile":
+        if total - LOCKFILE_HEAD < min_lines:
+            return [Segment("shown", 1, total)] if total else [], {}
+        start = LOCKFILE_HEAD + 1
+        return ([Segment("shown", 1, LOCKFILE_HEAD), Segment("elided", start, total)],
+                {start: "generated lockfile, elided"})
+    line_tokens = [0] + [count_tokens(f"{n:>6}\t{lines[n - 1]}") + 1 for n in range(1, total + 1)]
+    headings = []
+    fenced = False
+    for n in range(1, total + 1):
+        if _FENCE.match(lines[n - 1]):
+            fenced = not fenced
+        elif not fenced and _HEADING.match(lines[n - 1]):
+            headings.append(n)
+    # sections: the text before the first heading, then each heading's text (heading excluded)
+    starts = ([1] if not headings or headings[0] > 1 else []) + [h + 1 for h in headings]
+    ends = [h - 1 for h in headings if h > 1] + [total]
+    units = []
+    for start, end in zip(starts, ends):
+        while end >= start and not lines[end - 1].strip():
+            end -= 1
+        if end - start + 1 >= min_lines:
+            units.append(Unit(start, end, None, "doc", sum(line_tokens[start:end + 1])))
+    cost = sum(line_tokens) - 1 - sum(u.tokens for u in units) + sum(_marker_cost(u, lines) for u in units)
+    hidden = []
+    for u in units:  # document order
+        extra = u.tokens - _marker_cost(u, lines)
+        if extra <= MARKER_TOKENS or cost + extra <= target_tokens:
+            cost += extra
+        else:
+            hidden.append(u)
+    segments: list[Segment] = []
+    line = 1
+    for u in hidden:
+        if u.start > line:
+            segments.append(Segment("shown", line, u.start - 1))
+        segments.append(Segment("elided", u.start, u.end))
+        line = u.end + 1
+    if line <= total:
+        segments.append(Segment("shown", line, total))
+    return segments, {}

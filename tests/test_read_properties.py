@@ -187,3 +187,11 @@ def test_view_never_wrong_parsed(steps, seed, min_lines):
 @given(steps=steps, seed=st.integers(0, 50))
 def test_view_never_wrong_unparsed(steps, seed):
     run_session(steps, ".txt", seed, 12)
+
+
+@settings(max_examples=max(EXAMPLES // 2, 1), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=steps, seed=st.integers(0, 50))
+def test_view_never_wrong_outlined_markdown(steps, seed):
+    """A file no parser handles but that a first read outlines (hidden lines in an
+    unparsed file, re-read by diffs)."""
+    run_session(steps, ".md", seed, 3)

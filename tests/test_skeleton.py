@@ -114,3 +114,31 @@ def test_import_names_lists_what_each_language_brings_in():
     assert import_names(["from a.b import (c, d as e)"], 1, 1) == ["c", "e"]  # `d as e` brings in e
     assert import_names(["import {x, y} from './z.js';"], 1, 1) == ["x", "y", "z", "js"]
     assert import_names(["use std::collections::HashMap;"], 1, 1) == ["collections", "HashMap"]
+
+
+def test_a_markdown_outline_keeps_every_heading_and_the_top_first():
+    from symbolpack.skeleton import outline_kind, plan_outline
+
+    doc = ["# Title", "", "Intro line."]
+    for k in range(8):
+        doc += ["", f"## Section {k}", ""] + [f"Sentence {i} of section {k}, long enough to cost tokens." for i in range(8)]
+    doc += ["", "```", "# not a heading inside a fence", "```"]
+    assert outline_kind("docs/README.md") == "markdown" and outline_kind("src/a.py") is None
+    full = count_tokens(numbered_text(doc, 1, len(doc)))
+    segments, _ = plan_outline(doc, "markdown", int(0.35 * full))
+    shown = _shown(segments)
+    headings = [n for n, t in enumerate(doc, 1) if t.startswith("## ")]
+    assert all(h in shown for h in headings)
+    first_text = headings[0] + 2  # "## Section 0", blank, then its text
+    last_text = headings[-1] + 2
+    assert first_text in shown and last_text not in shown  # budget spent from the top down
+
+
+def test_a_lockfile_is_its_head_and_one_marker():
+    from symbolpack.skeleton import outline_kind, plan_outline
+
+    lock = ["# generated", "version = 3", ""] + [f'name = "crate{i}"' for i in range(100)]
+    assert outline_kind("sub/Cargo.lock") == "lockfile" and outline_kind("package-lock.json") == "lockfile"
+    segments, notes = plan_outline(lock, "lockfile", 0)
+    assert [(s.kind, s.start, s.end) for s in segments] == [("shown", 1, 5), ("elided", 6, 103)]
+    assert notes == {6: "generated lockfile, elided"}
