@@ -281,6 +281,25 @@ _MARKDOWN = (".md", ".markdown", ".mdx")
 _HEADING = re.compile(r"#{1,6}\s")
 _FENCE = re.compile(r"\s*(```|~~~)")
 LOCKFILE_HEAD = 5  # lines of a lockfile a first read shows (its format and version)
+CHUNK_LINES = 80  # the longest run one marker hides in a document or a lockfile
+
+
+def _chunks(lines: Sequence[str], start: int, end: int) -> list[tuple[int, int]]:
+    """start..end cut at blank lines into runs of at most about CHUNK_LINES."""
+    out = []
+    a = start
+    while a <= end:
+        b = min(a + CHUNK_LINES - 1, end)
+        if b < end:
+            cut = next((n for n in range(b, a + CHUNK_LINES // 2, -1) if not lines[n - 1].strip()), b)
+            b = cut
+        while b > a and not lines[b - 1].strip():
+            b -= 1
+        out.append((a, b))
+        a = b + 1
+        while a <= end and not lines[a - 1].strip():
+            a += 1
+    return out
 
 
 def outline_kind(path: str) -> str | None:
@@ -303,9 +322,11 @@ def plan_outline(lines: Sequence[str], kind: str, target_tokens: int,
     if kind == "lockfile":
         if total - LOCKFILE_HEAD < min_lines:
             return [Segment("shown", 1, total)] if total else [], {}
-        start = LOCKFILE_HEAD + 1
-        return ([Segment("shown", 1, LOCKFILE_HEAD), Segment("elided", start, total)],
-                {start: "generated lockfile, elided"})
+        # markers every CHUNK_LINES lines: a look at one entry opens a chunk, not the file
+        segments = [Segment("shown", 1, LOCKFILE_HEAD)]
+        for start in range(LOCKFILE_HEAD + 1, total + 1, CHUNK_LINES):
+            segments.append(Segment("elided", start, min(start + CHUNK_LINES - 1, total)))
+        return segments, {seg.start: "generated lockfile lines" for seg in segments[1:]}
     line_tokens = [0] + [count_tokens(f"{n:>6}\t{lines[n - 1]}") + 1 for n in range(1, total + 1)]
     headings = []
     fenced = False
@@ -321,8 +342,9 @@ def plan_outline(lines: Sequence[str], kind: str, target_tokens: int,
     for start, end in zip(starts, ends):
         while end >= start and not lines[end - 1].strip():
             end -= 1
-        if end - start + 1 >= min_lines:
-            units.append(Unit(start, end, None, "doc", sum(line_tokens[start:end + 1])))
+        for a, b in _chunks(lines, start, end):  # a long section in paragraphs of about CHUNK_LINES
+            if b - a + 1 >= min_lines:
+                units.append(Unit(a, b, None, "doc", sum(line_tokens[a:b + 1])))
     cost = sum(line_tokens) - 1 - sum(u.tokens for u in units) + sum(_marker_cost(u, lines) for u in units)
     hidden = []
     for u in units:  # document order

@@ -134,11 +134,12 @@ def test_a_markdown_outline_keeps_every_heading_and_the_top_first():
     assert first_text in shown and last_text not in shown  # budget spent from the top down
 
 
-def test_a_lockfile_is_its_head_and_one_marker():
+def test_a_lockfile_is_its_head_and_a_marker_per_chunk():
     from symbolpack.skeleton import outline_kind, plan_outline
 
-    lock = ["# generated", "version = 3", ""] + [f'name = "crate{i}"' for i in range(100)]
+    lock = ["# generated", "version = 3", ""] + [f'name = "crate{i}"' for i in range(200)]
     assert outline_kind("sub/Cargo.lock") == "lockfile" and outline_kind("package-lock.json") == "lockfile"
     segments, notes = plan_outline(lock, "lockfile", 0)
-    assert [(s.kind, s.start, s.end) for s in segments] == [("shown", 1, 5), ("elided", 6, 103)]
-    assert notes == {6: "generated lockfile, elided"}
+    assert [(s.kind, s.start, s.end) for s in segments] == [
+        ("shown", 1, 5), ("elided", 6, 85), ("elided", 86, 165), ("elided", 166, 203)]
+    assert notes == {6: "generated lockfile lines", 86: "generated lockfile lines", 166: "generated lockfile lines"}
