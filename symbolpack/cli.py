@@ -357,7 +357,8 @@ def _extension(module: str, function: str):
 _EXTENSIONS: list = [
     (_extension(".evaluation.command", "add_eval_parser"), {"eval"}),
     (_extension(".context_cli", "add_context_parsers"), {"context", "diff-context"}),
-    (_extension(".integrations.commands", "add_integration_parsers"), {"mcp", "hook", "install", "uninstall", "doctor"}),
+    (_extension(".integrations.commands", "add_integration_parsers"),
+     {"mcp", "hook", "chibi", "install", "uninstall", "doctor"}),
 ]
 _BUILTIN_COMMANDS = {"structure", "extract", "search", "read", "session"}
 
@@ -371,6 +372,14 @@ def main(argv: list[str] | None = None) -> int:
         from .integrations.claude import run_as_process
 
         run_as_process(args_in[1:])
+    if args_in[:2] == ["chibi", "plugin"] and "-h" not in args_in and "--help" not in args_in:
+        from .integrations.chibi import main as chibi_main  # Chibi runs it for every tool call and hook
+
+        return chibi_main(args_in[2:])
+    if args_in[:2] == ["chibi", "lang"] and len(args_in) >= 3 and not args_in[2].startswith("-"):
+        from .integrations.chibi_lang import main as lang_main  # one process per indexed file
+
+        return lang_main(args_in[2:])
     args = _fast_read_args(args_in[1:]) if args_in[:1] == ["read"] else None
     if args is not None:
         return _run(args)

@@ -3,6 +3,9 @@
 * `claude`      Claude Code hooks (`tldrs hook claude-*`): native Read/Edit made
                 delta-aware and stale-safe.
 * `mcp_server`  the stdio MCP server (`tldrs mcp`), for any MCP client.
+* `chibi`       Chibi's plugin (`tldrs chibi plugin`): tools and hooks.
+* `chibi_lang`  Chibi's language plugins (`tldrs chibi lang LANGUAGE`).
+* `chibi_install` `tldrs install|uninstall chibi`: launchers in Chibi's plugins dir.
 * `install`     `tldrs install|uninstall|doctor`: the agents' settings files.
 * `commands`    the argparse wiring of the above.
 

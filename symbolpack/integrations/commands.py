@@ -1,4 +1,4 @@
-"""The CLI's integration commands: `mcp`, `hook`, `install`, `uninstall`, `doctor`.
+"""The CLI's integration commands: `mcp`, `hook`, `chibi`, `install`, `uninstall`, `doctor`.
 
 `cli.py` registers them with one call, `add_integration_parsers(subparsers)`;
 each command imports its module only when it runs, so `tldrs read` pays
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-AGENTS = ("claude", "codex", "gemini")
+AGENTS = ("claude", "codex", "gemini", "chibi")
 HOOK_NAMES = ("claude-pre-read", "claude-pre-edit", "claude-post-edit", "claude-session-start")
 
 
@@ -29,13 +29,31 @@ def cmd_hook(args) -> int:
     return 0
 
 
+def cmd_chibi(args) -> int:
+    if args.what == "lang":
+        from .chibi_lang import main
+
+        return main([args.language, *(["--schema"] if args.schema else [])])
+    from .chibi import main
+
+    return main([*(["--home", args.home] if args.home else []), *(["--schema"] if args.schema else [])])
+
+
 def cmd_install(args) -> int:
+    if args.agent == "chibi":
+        from .chibi_install import install as install_chibi
+
+        return install_chibi(home=args.home, dry_run=args.dry_run)
     from .install import install
 
     return install(args.agent, global_=args.global_, dry_run=args.dry_run)
 
 
 def cmd_uninstall(args) -> int:
+    if args.agent == "chibi":
+        from .chibi_install import uninstall as uninstall_chibi
+
+        return uninstall_chibi(home=args.home, dry_run=args.dry_run)
     from .install import uninstall
 
     return uninstall(args.agent, global_=args.global_, dry_run=args.dry_run)
@@ -64,14 +82,31 @@ def add_integration_parsers(subparsers) -> None:
     p.add_argument("name", metavar="NAME", help=", ".join(HOOK_NAMES))
     p.set_defaults(func=cmd_hook)
 
+    p = subparsers.add_parser("chibi", help="what Chibi runs: its language plugins and symbolpack's plugin",
+                              description="Run by the launchers `tldrs install chibi` writes into Chibi's "
+                                          "plugins directory; input is JSON on stdin, as Chibi sends it.")
+    chibi = p.add_subparsers(dest="what", metavar="lang|plugin", required=True)
+    q = chibi.add_parser("lang", help="a language plugin (lang_LANGUAGE): symbols and refs of a batch of files")
+    q.add_argument("language", metavar="LANGUAGE", help="Chibi's language name (python, rust, shell, ...)")
+    q.add_argument("--schema", action="store_true", help="print the plugin schema")
+    q.set_defaults(func=cmd_chibi)
+    q = chibi.add_parser("plugin", help="the symbolpack plugin: tools ($CHIBI_TOOL_NAME) and hooks ($CHIBI_HOOK)")
+    q.add_argument("--home", default=None, metavar="DIR", help="the Chibi home the plugin is installed in")
+    q.add_argument("--schema", action="store_true", help="print the plugin schema")
+    q.set_defaults(func=cmd_chibi)
+
     for name, verb in (("install", "add symbolpack to"), ("uninstall", "remove symbolpack from")):
-        p = subparsers.add_parser(name, help=f"{verb} an agent's settings (claude, codex, gemini)",
+        p = subparsers.add_parser(name, help=f"{verb} an agent's settings (claude, codex, gemini, chibi)",
                                   description=f"{verb.capitalize()} the agent's settings: Claude Code hooks, "
-                                              f"or the MCP server for Codex and Gemini. Prints exactly what "
-                                              f"changed; keeps a backup next to the file.")
+                                              f"the MCP server for Codex and Gemini, or Chibi's plugins "
+                                              f"directory. Prints exactly what changed; keeps a backup of "
+                                              f"what it replaces.")
         p.add_argument("agent", choices=AGENTS, metavar="AGENT", help=", ".join(AGENTS))
         p.add_argument("--global", dest="global_", action="store_true",
-                       help="the user-wide settings in your home directory (default: this project's)")
+                       help="the user-wide settings in your home directory (default: this project's; "
+                            "chibi: always its home)")
+        p.add_argument("--home", default=None, metavar="DIR",
+                       help="chibi only: its home (default: $CHIBI_HOME, else ~/.chibi)")
         p.add_argument("--dry-run", action="store_true", help="show the change without writing it")
         p.set_defaults(func=cmd_install if name == "install" else cmd_uninstall)
 

@@ -8,6 +8,9 @@ What is written where:
 | codex  | `.codex/config.toml`          | `~/.codex/config.toml`    | `[mcp_servers.symbolpack]`    |
 | gemini | `.gemini/settings.json`       | `~/.gemini/settings.json` | `mcpServers.symbolpack`       |
 
+Chibi is not a settings file but a plugins directory: `chibi_install.py` (its
+part of `tldrs doctor` is added to the report here).
+
 Rules: edits merge with what is there (other hooks, servers and keys are kept,
 ours are recognised by their command and replaced, never duplicated); a second
 install changes nothing; before any change the file's bytes are saved as
@@ -525,7 +528,10 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None) -> int:
                     if command not in checked:
                         checked[command] = {"command": command, **check_hook(command)}
     report["hooks"] = list(checked.values())
-    failed = any(not h["ok"] for h in report["hooks"])
+    from .chibi_install import doctor_lines, doctor_report
+
+    report["chibi"] = doctor_report()
+    failed = any(not h["ok"] for h in report["hooks"]) or any(not c["ok"] for c in report["chibi"]["checks"])
     if as_json:
         _say(out, json.dumps(report, indent=1))
         return 1 if failed else 0
@@ -542,6 +548,8 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None) -> int:
         _say(out, f"hook {h['command']}: {'answers' if h['ok'] else 'DOES NOT ANSWER'} ({h['detail']})")
     if not report["hooks"]:
         _say(out, "hooks: none installed for Claude Code (tldrs install claude)")
+    for line in doctor_lines(report["chibi"]):
+        _say(out, line)
     return 1 if failed else 0
 
 
