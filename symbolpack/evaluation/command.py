@@ -23,8 +23,8 @@ With --repo: replays N first-parent commits of that repository in a temporary cl
 (your working tree is never touched): before each commit, read the files it modifies,
 drill into the bodies it changes, re-read recent files, one seeded range read.
 The charged totals add one round trip of 100 tokens per drill-in (a tool call costs
-the agent a turn): symbolpack pays it for every drill-in, the diff-only reference
-only where it does not already hold the lines.
+the agent a turn), for each policy only where its agent does not already hold the
+lines.
 
 Exit status: 0 when the oracle found nothing wrong, 1 otherwise."""
 

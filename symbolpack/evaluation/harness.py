@@ -402,9 +402,9 @@ def charge(record: ReadRecord) -> tuple[int, int, int, int]:
     """(symbolpack round trips, reference round trips, symbolpack charged, reference charged)
     of one read.
 
-    Every drill-in costs symbolpack one round trip (ROUND_TRIP_TOKENS) on top of its
-    tokens. The diff-only reference pays the same round trip only when it would need the
-    same call: when it does not already hold exactly those lines. It sends whole files on
+    A drill-in costs a policy one round trip (ROUND_TRIP_TOKENS) on top of its tokens
+    when that policy's agent would need the call: when it does not already hold exactly
+    those lines (for symbolpack: its answer is not `[UNCHANGED]`). It sends whole files on
     first reads, so it never has to open a hidden body; a drill-in into lines it holds is a
     call its agent would not make, which costs it nothing (not even the marker it is
     otherwise priced at). Other reads (first reads, re-reads, ranges) are calls every
@@ -412,9 +412,11 @@ def charge(record: ReadRecord) -> tuple[int, int, int, int]:
     """
     if record.category != DRILL:
         return 0, 0, record.tokens, record.reference
-    if record.reference_held:
-        return 1, 0, record.tokens + ROUND_TRIP_TOKENS, 0
-    return 1, 1, record.tokens + ROUND_TRIP_TOKENS, record.reference + ROUND_TRIP_TOKENS
+    # the same rule for both policies: a drill-in into lines the agent already holds
+    # (symbolpack answers [UNCHANGED]) is a call that agent would not make
+    ours = (0, 0) if record.mode == "unchanged" else (1, record.tokens + ROUND_TRIP_TOKENS)
+    theirs = (0, 0) if record.reference_held else (1, record.reference + ROUND_TRIP_TOKENS)
+    return ours[0], theirs[0], ours[1], theirs[1]
 
 
 def _costed_read(r: ReadRecord) -> _Costed:
@@ -448,8 +450,7 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
     summarized apart under "packs".
 
     The charged totals (`charged_tokens`) add ROUND_TRIP_TOKENS per round trip (see
-    `charge`: every drill-in for symbolpack, only the calls it would need for the
-    reference); `by_kind` splits tokens, round trips and charged tokens by kind of call
+    `charge`: a drill-in into lines that policy's agent does not hold yet); `by_kind` splits tokens, round trips and charged tokens by kind of call
     (first reads, re-reads, drill-ins, ranges, and context packs as "packs").
     `first_read_share` is symbolpack's first-read tokens over a plain read's; a replay
     adds `drill_ins_per_edited_file` (drill-ins over the (commit, file) pairs it edits).

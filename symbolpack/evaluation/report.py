@@ -53,10 +53,10 @@ KIND_LABELS = (("first", "first reads"), ("reread", "re-reads"), ("drill", "dril
 def charge_legend(summary: dict) -> str:
     """What the charged columns mean (the same words in the terminal and the HTML report)."""
     trip = summary.get("round_trip_tokens", 100)
-    return (f"charged = tokens + {trip} per round trip (a tool call costs the agent a turn). symbolpack pays one "
-            f"for every drill-in; the diff-only reference pays one only where it would make the same call, i.e. "
-            f"where it does not already hold those lines: it sends whole files on first reads, so it never has "
-            f"to open a hidden body, and a drill-in into lines it holds costs it nothing. First reads, re-reads, "
+    return (f"charged = tokens + {trip} per round trip (a tool call costs the agent a turn). Each policy pays "
+            f"one for a drill-in only where its agent would make that call, i.e. where it does not already hold "
+            f"those lines (a drill-in into lines it holds costs it nothing; symbolpack answers those [UNCHANGED]); "
+            f"the diff-only reference sends whole files on first reads, so it never has to open a hidden body. First reads, re-reads, "
             f"ranges and packs are calls every policy makes: not charged. Native is plain reads, uncharged. "
             f"packs = context packs (diff-context is reported apart).")
 
