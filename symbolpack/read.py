@@ -286,15 +286,19 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     from .skeleton import outline_kind, plan, plan_outline
 
     target = int(policy.skeleton_target_share * full_tokens)
+    held = _held_mask(copy, current, load) if copy.runs else None
+    if held is not None and any(held):  # the budget is a share of what the agent does not hold yet
+        target = int(policy.skeleton_target_share * count_tokens("\n".join(
+            f"{n:>6}\t{current.lines[n - 1]}" for n in range(1, total + 1) if not held[n])))
     if current.symbols is not None:
         segments, notes = plan(current.lines, current.symbols, target, policy.elide_min_lines,
-                               _is_test_path(request.path))
+                               _is_test_path(request.path), held)
     elif current.diffable and outline_kind(request.path):  # a README, a changelog, a lockfile
         segments, notes = plan_outline(current.lines, outline_kind(request.path), target, policy.elide_min_lines)
     else:
         return plain
-    if copy.runs:  # lines a range or a context pack already gave: say so instead of hiding them
-        segments = _fold_held(segments, _held_mask(copy, current, load))
+    if held is not None:  # lines a range or a context pack already gave: say so instead of hiding them
+        segments = _fold_held(segments, held)
     hidden = [s for s in segments if s.kind == "elided"]
     if not hidden:
         return plain

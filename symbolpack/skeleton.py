@@ -64,11 +64,13 @@ class Unit:
 
 
 def plan(lines: Sequence[str], symbols: Sequence[SymbolSlice], target_tokens: int, min_lines: int = 3,
-         test_file: bool = False) -> tuple[list[Segment], dict[int, str]]:
+         test_file: bool = False, held: Sequence[bool] | None = None) -> tuple[list[Segment], dict[int, str]]:
     """Shown/elided segments of a first read that fits *target_tokens* if it can, and
-    the notes of import summaries (segment start -> "imports a, b, c")."""
+    the notes of import summaries (segment start -> "imports a, b, c"). Lines *held*
+    (already in the agent's copy: the caller marks them unchanged) cost nothing."""
     total = len(lines)
-    line_tokens = [0] + [count_tokens(f"{n:>6}\t{lines[n - 1]}") + 1 for n in range(1, total + 1)]
+    line_tokens = [0] + [0 if held and held[n] else count_tokens(f"{n:>6}\t{lines[n - 1]}") + 1
+                         for n in range(1, total + 1)]
     units = _units(lines, symbols, line_tokens, min_lines)
     # smallest skeleton first, then units shown back by priority while the budget allows
     markers = {id(u): _marker_cost(u, lines) for u in units}
