@@ -330,8 +330,8 @@ def test_a_first_whole_read_keeps_what_a_range_already_gave():
     agent.read(cur, ReadRequest("m.py", offset=f1.lines[0], limit=f1.lines[1] - f1.lines[0] + 1))
     r = agent.read(cur)
     assert r["mode"] == "skeleton"
-    assert {"kind": "unchanged", "start": f1.body[0], "end": f1.body[1], "from": f1.body[0],
-            "symbol": "m.py:python:f1"} in r["segments"]
+    # f1 whole (its signature too) is what the range gave: one unchanged span, not hidden
+    assert {"kind": "unchanged", "start": f1.lines[0], "end": f1.lines[1], "from": f1.lines[0]} in r["segments"]
     assert [s["symbol"] for s in r["segments"] if s["kind"] == "elided"] == [
         "m.py:python:f0", "m.py:python:f2", "m.py:python:f3"]
     assert agent.read(cur, ReadRequest("m.py", symbol=f1))["mode"] == "unchanged"
