@@ -37,7 +37,7 @@ Hooks:
 * `pre_file_read`: not used. In Chibi it fires only for paths outside the
   allowed directories and can only deny; it cannot replace what the model gets.
 * `pre_file_write` (`write_file`) and `pre_tool` (`file_edit`): the stale-edit
-  guard of the Claude hooks (`claude.guard_verdict`) on the lines the write
+  guard of the Claude hooks (`edits.guard_verdict`) on the lines the write
   touches. `pre_file_write` can deny, but its payload carries only `operation`
   and `content` for `file_edit`, not which lines; `pre_tool` has the arguments
   and can block. Never an approval: an empty answer leaves Chibi's permission
@@ -284,12 +284,12 @@ class ToolAnswer:
 
 
 def _int(value, name: str) -> int | None:
-    from .claude import _int_arg
+    from .edits import int_arg
     from ..workspace import SymbolpackError
 
     if value is None:
         return None
-    n = _int_arg(value)
+    n = int_arg(value)
     if n is None:
         raise SymbolpackError(f"{name} must be an integer, not {value!r}")
     return n
@@ -502,12 +502,12 @@ def _settle_delivery(payload: dict) -> None:
 # --------------------------------------------------------------------------- the guard
 
 def _deny_text(rel: str, tool: str, verdict) -> str:
-    from .claude import _qualnames
+    from .edits import qualnames
 
     a, b = verdict[1], verdict[2]
     where = f"line {a}" if a == b else f"lines {a}-{b}"
     if verdict[0] == "unseen":
-        names = _qualnames(verdict[3])
+        names = qualnames(verdict[3])
         inside = f" (inside {', '.join(names[:3])})" if names else ""
         if tool == "write_file":
             return (f"[symbolpack stale-edit guard] This write_file was NOT applied: it overwrites {rel}, including "
@@ -523,13 +523,13 @@ def _deny_text(rel: str, tool: str, verdict) -> str:
 
 
 def _marks_now(store, copy, source):
-    """(lines, marks) of the file now: per line (index 0 unused) the claude guard's mark:
+    """(lines, marks) of the file now: per line (index 0 unused) the guard's mark (`edits`):
     KNOWN (held and equal), DIFFERS (held, different now), hidden or GAP."""
-    from .claude import DIFFERS, KNOWN, _copy_marks, _loader
+    from .edits import DIFFERS, KNOWN, copy_marks, loader
     from ..sources import split_text_lines
 
     lines = split_text_lines(source.text)
-    texts, marks = _copy_marks(copy, _loader(store, source.sha256, lines), len(lines))
+    texts, marks = copy_marks(copy, loader(store, source.sha256, lines), len(lines))
     for n in range(1, len(lines) + 1):
         if marks[n] == KNOWN and texts[n] != lines[n - 1]:
             marks[n] = DIFFERS
@@ -539,7 +539,7 @@ def _marks_now(store, copy, source):
 def _edit_span(args: dict, lines: list[str], text: str) -> tuple[int, int] | None:
     """The lines of the file now that a Chibi `file_edit` replaces or places its text
     by (fs_write.rs semantics); None when Chibi would refuse the edit itself."""
-    from .claude import _int_arg
+    from .edits import int_arg
 
     op = args.get("operation")
     total = len(lines)
@@ -553,11 +553,11 @@ def _edit_span(args: dict, lines: list[str], text: str) -> tuple[int, int] | Non
         first = text.count("\n", 0, at) + 1
         last = text.count("\n", 0, at + max(len(find), 1) - 1) + 1  # the line of its last character
         return first, min(max(last, first), max(total, 1))
-    start = _int_arg(args.get("line_start"))
+    start = int_arg(args.get("line_start"))
     if start is None or start < 1:
         return None
     if op in ("replace_lines", "delete_lines"):
-        end = _int_arg(args.get("line_end"))
+        end = int_arg(args.get("line_end"))
         if end is None or end < start or end > total:
             return None
         return start, end
@@ -570,7 +570,7 @@ def judge_write(path: str, session_id: str, tool: str, args: dict) -> str | None
     """The guard's refusal for this write_file/file_edit, or None (no opinion)."""
     from pathlib import Path
 
-    from .claude import KNOWN, guard_verdict
+    from .edits import KNOWN, guard_verdict
     from ..sources import load_source
 
     ws = _workspace_for(path)
@@ -622,15 +622,15 @@ def _rust_lines(text: str) -> list[str]:
 def _carry_lines(copy, load, args: dict, disk: list[str]):
     """Per-line cells of the copy after a line-based `file_edit` (index 0 unused), or
     None when the result disagrees with the file on any line the copy says anything about."""
-    from .claude import GAP, KNOWN, _copy_marks, _int_arg
+    from .edits import GAP, KNOWN, copy_marks, int_arg
 
     op = args.get("operation")
-    start = _int_arg(args.get("line_start"))
+    start = int_arg(args.get("line_start"))
     if start is None or start < 1:
         return None
     new = _rust_lines(args["content"]) if isinstance(args.get("content"), str) else []
     if op in ("replace_lines", "delete_lines"):
-        end = _int_arg(args.get("line_end"))
+        end = int_arg(args.get("line_end"))
         if end is None or end < start:
             return None
         i, j = start - 1, end
@@ -643,7 +643,7 @@ def _carry_lines(copy, load, args: dict, disk: list[str]):
     else:
         return None
     extent = copy.extent()
-    texts, marks = _copy_marks(copy, load, extent)
+    texts, marks = copy_marks(copy, load, extent)
     cells, words = list(marks[1:]), list(texts[1:])
     if j > len(cells):
         cells += [GAP] * (j - len(cells))
@@ -671,7 +671,7 @@ def carry_write(path: str, session_id: str, tool: str, args: dict, result) -> No
 
     from ..agentcopy import AgentCopy
     from ..sources import load_source, split_text_lines
-    from .claude import _ends_with_newline, _loader, carry_edit, copy_from_cells
+    from .edits import carry_edit, copy_from_cells, ends_with_newline, loader
 
     ok = _WRITE_OK if tool == "write_file" else _EDIT_OK
     if not isinstance(result, str) or not result.startswith(ok):
@@ -704,10 +704,10 @@ def carry_write(path: str, session_id: str, tool: str, args: dict, result) -> No
             copy = session.copy(rel)
             if copy.empty:
                 return
-            load = _loader(store)
+            load = loader(store)
             if args.get("operation") == "replace_string":
                 carried = carry_edit(copy, load, [(args.get("find"), args.get("replace"), False)], disk,
-                                     _ends_with_newline(copy, load))
+                                     ends_with_newline(copy, load))
                 cells = carried[0] if carried else None
             else:
                 cells = _carry_lines(copy, load, args, disk)

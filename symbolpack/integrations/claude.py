@@ -55,6 +55,9 @@ import re
 import sys
 
 from ..workspace import sha256_hex
+from .edits import (DIFFERS, GAP, KNOWN, apply_edit, carry_edit, copy_from_cells, copy_marks,  # noqa: F401
+                    edits_of, ends_with_newline, guard_verdict, int_arg, loader, qualnames, replay)
+from .edits import hidden_mark as _hidden_mark  # noqa: F401  (the marks are edits.py's; tests use this name)
 
 NATIVE_READ_CAP = 2000  # lines the native Read tool shows without a limit
 READ_TOOLS = ("Read",)
@@ -143,22 +146,10 @@ def parse_request(payload, tools: tuple[str, ...], path_field: str = "file_path"
     return HookRequest(tool, os.path.normpath(path), tool_input, session_id, root, payload)
 
 
-def _int_arg(value) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return None
-
-
 def native_scope(total: int, offset, limit) -> tuple[int | None, int | None]:
     """(offset, limit) for `operations.read_file` naming exactly the lines the native Read
     shows for these arguments; (None, None) for the whole file."""
-    offset, limit = _int_arg(offset), _int_arg(limit)
+    offset, limit = int_arg(offset), int_arg(limit)
     start = offset if offset is not None and offset > 0 else 1
     cap = limit if limit is not None and limit > 0 else NATIVE_READ_CAP
     end = min(total, start + cap - 1)
@@ -232,235 +223,6 @@ def _forget_state(session, rel: str) -> None:
     if isinstance(states, dict):
         states.pop(rel, None)
     _tidy(session, rel)
-
-
-def _loader(store, sha_now: str | None = None, lines_now=None):
-    """sha -> that version's lines (None when the baseline is missing or damaged)."""
-    from ..sources import split_text_lines
-
-    cache: dict = {}
-
-    def load(sha: str):
-        if sha == sha_now:
-            return lines_now
-        if sha not in cache:
-            data = store.get_object(sha)
-            cache[sha] = None if data is None else split_text_lines(data.decode("utf-8", "surrogateescape"))
-        return cache[sha]
-
-    load.raw = lambda sha: store.get_object(sha)  # type: ignore[attr-defined]
-    return load
-
-
-# --------------------------------------------------------------------------- edits replayed on marked lines
-
-# A mark per line while an edit is replayed: (rank, hidden symbol). A line made of
-# several lines' pieces takes the worst mark among them.
-KNOWN = (0, None)    # the agent holds it (and, for the guard, it equals the file now)
-DIFFERS = (1, None)  # the agent holds it, but the file has something else there now
-GAP = (3, None)      # the agent does not hold it and nothing is known about it
-# (2, symbol): hidden, the agent was told it is elided
-
-
-def _hidden_mark(symbol) -> tuple:
-    return (2, symbol or "")
-
-
-def _worse(a: tuple, b: tuple) -> tuple:
-    return a if a[0] >= b[0] else b
-
-
-def apply_edit(text: str, old: str, new: str, replace_all: bool = False) -> str | None:
-    """The native Edit tool's semantics; None when it would refuse the edit."""
-    if not isinstance(old, str) or not isinstance(new, str):
-        return None
-    if old == "":
-        return new if text == "" else None
-    count = text.count(old)
-    if count == 0 or (count > 1 and not replace_all):
-        return None
-    return text.replace(old, new) if replace_all else text.replace(old, new, 1)
-
-
-def edits_of(tool: str, tool_input: dict) -> list[tuple[str, str, bool]] | None:
-    if tool == "Edit":
-        return [(tool_input.get("old_string"), tool_input.get("new_string"), bool(tool_input.get("replace_all")))]
-    if tool == "MultiEdit":
-        edits = tool_input.get("edits")
-        if not isinstance(edits, list) or not edits:
-            return None
-        out = []
-        for e in edits:
-            if not isinstance(e, dict):
-                return None
-            out.append((e.get("old_string"), e.get("new_string"), bool(e.get("replace_all"))))
-        return out
-    return None
-
-
-def replay(text: str, marks, edits, touched=None):
-    """Apply *edits* with the native Edit tool's semantics to *text*, whose lines
-    (`text.split("\\n")`, a final empty piece included) carry *marks*. Returns
-    (text, marks) after them, or None when the native tool would refuse one.
-
-    A line the edit builds wholly from `new_string` is KNOWN; a line that keeps a
-    piece of an old line (the text before `old_string` on its first line, after it
-    on its last) takes the worse of KNOWN and that line's mark; untouched lines keep
-    theirs, shifted. *touched(first, last, old_marks, new_first, new_last)* is called
-    for every occurrence, with the 1-based old lines holding `old_string` and the
-    new lines written in their place (new_last < new_first: removed)."""
-    from bisect import bisect_right
-
-    lines = text.split("\n")
-    marks = list(marks)
-    if len(marks) != len(lines):
-        raise ValueError("one mark per line")
-    for old, new, replace_all in edits:
-        if not isinstance(old, str) or not isinstance(new, str):
-            return None
-        if old == "":
-            if text != "":
-                return None
-            text = new
-            lines = new.split("\n")
-            marks = [KNOWN] * len(lines)
-            continue
-        count = text.count(old)
-        if count == 0 or (count > 1 and not replace_all):
-            return None
-        positions = []
-        at = text.find(old)
-        while at >= 0:
-            positions.append(at)
-            if not replace_all:
-                break
-            at = text.find(old, at + len(old))
-        starts = [0] * len(lines)
-        for i in range(1, len(lines)):
-            starts[i] = starts[i - 1] + len(lines[i - 1]) + 1
-        # right to left: an occurrence never moves the lines left of the next one
-        for p in reversed(positions):
-            end = p + len(old)
-            a = bisect_right(starts, p) - 1
-            b = bisect_right(starts, end) - 1
-            prefix = lines[a][:p - starts[a]]
-            suffix = lines[b][end - starts[b]:]
-            region = (prefix + new + suffix).split("\n")
-            region_marks = [KNOWN] * len(region)
-            if prefix:
-                region_marks[0] = _worse(region_marks[0], marks[a])
-            if suffix:
-                region_marks[-1] = _worse(region_marks[-1], marks[b])
-            if touched is not None:
-                ends_at_line_start = end == starts[b] and b > a  # old_string ended with its newline
-                last = b - 1 if ends_at_line_start else b
-                written = len(region) - (1 if ends_at_line_start else 0)  # the last piece is line b, carried
-                touched(a + 1, last + 1, marks[a:last + 1], a + 1, a + written)
-            lines[a:b + 1] = region
-            marks[a:b + 1] = region_marks
-        text = "\n".join(lines)
-    return text, marks
-
-
-# --------------------------------------------------------------------------- the copy through an edit
-
-_TAIL = "\0tail\0"  # stands for the unknown end of a file seen only in ranges (NUL: never in a tracked file)
-
-
-def _gap_line(n: int) -> str:
-    return f"\0{n}\0"
-
-
-def _copy_marks(copy, load, upto: int):
-    """(texts, marks) per line 1..upto of *copy*: a pending (undelivered) or unknown
-    line is a GAP, a hidden one its hidden mark, the rest KNOWN."""
-    texts, known = copy.texts(load, upto)
-    marks: list = [GAP] * (upto + 1)
-    for a, b, _sha, hidden in copy.runs:
-        for n in range(a, min(b, upto) + 1):
-            if texts[n] is not None:
-                marks[n] = KNOWN if known[n] else _hidden_mark(hidden)
-    for _intent, a, b in copy.pending:
-        for n in range(max(a, 1), min(b, upto) + 1):
-            marks[n] = GAP
-    return texts, marks
-
-
-def _ends_with_newline(copy, load) -> bool:
-    """Does the version the copy's last line came from end with a newline there?"""
-    extent = copy.extent()
-    if not copy.runs or copy.runs[-1][1] != extent:
-        return True
-    sha = copy.runs[-1][2]
-    lines = load(sha)
-    if lines is not None and len(lines) > extent:
-        return True
-    raw = load.raw(sha) if hasattr(load, "raw") else None
-    return raw is None or raw.endswith(b"\n")
-
-
-def carry_edit(copy, load, edits, disk_lines, final_newline: bool = True):
-    """The agent's copy through its own *edits*: per line of the file now (index 0
-    unused) KNOWN, a hidden mark or GAP, plus the occurrences that replaced lines it
-    did not hold ((old_first, old_last, symbols, new_first, new_last)). None when the
-    edits do not apply to the copy, or the result differs from *disk_lines* on any
-    line the copy says something about: then the copy cannot be carried."""
-    extent = copy.extent()
-    texts, marks = _copy_marks(copy, load, extent)
-    lines = [texts[n] if marks[n] != GAP else _gap_line(n) for n in range(1, extent + 1)]
-    marks = marks[1:]
-    tail = copy.length is None or copy.length < extent  # the end of the file was never shown whole
-    if tail:
-        lines.append(_TAIL)
-        marks.append(GAP)
-    elif not lines:
-        lines, marks = [""], [KNOWN]
-    elif final_newline:
-        lines.append("")
-        marks.append(KNOWN)
-    blind: list = []
-
-    def touched(first, last, old_marks, new_first, new_last):
-        if any(m[0] >= 2 for m in old_marks):
-            names = []
-            for m in old_marks:
-                if m[0] == 2 and m[1] and m[1] not in names:
-                    names.append(m[1])
-            blind.append((first, last, names, new_first, new_last))
-
-    out = replay("\n".join(lines), marks, edits, touched)
-    if out is None:
-        return None
-    text, marks = out
-    result = text.split("\n")
-    if tail:
-        if result[-1] != _TAIL:
-            return None  # the edit reached into the part never shown
-        result, marks = result[:-1], marks[:-1]
-        if len(result) > len(disk_lines):
-            return None
-    else:
-        if text == "" or text.endswith("\n"):
-            result, marks = result[:-1], marks[:-1]
-        if len(result) != len(disk_lines):
-            return None
-    cells: list = [None] + [GAP] * len(disk_lines)
-    for i, line in enumerate(result):
-        mark = marks[i]
-        if mark == GAP or "\0" in line:
-            continue
-        if line != disk_lines[i]:
-            return None
-        cells[i + 1] = mark
-    return cells, blind
-
-
-def copy_from_cells(cells, sha: str, length):
-    """An AgentCopy of version *sha* from per-line marks (GAP: no run)."""
-    from ..agentcopy import AgentCopy
-
-    marks = [None if mark is None or mark == GAP else (sha, None if mark[0] < 2 else mark[1]) for mark in cells]
-    return AgentCopy.from_cells(length, marks)
 
 
 # --------------------------------------------------------------------------- the native read, recorded
@@ -575,43 +337,6 @@ def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def guard_verdict(tool: str, tool_input: dict, text: str, marks) -> tuple | None:
-    """The stale-read guard's decision on the lines the edit touches: None (allow),
-    ("unseen", first, last, symbols) or ("changed", first, last). *marks*: per line
-    of the file now (`text.split("\\n")`), KNOWN, DIFFERS, hidden or GAP."""
-    def problem(line_marks, first):
-        bad = [first + i for i, m in enumerate(line_marks) if m[0] >= 2]
-        if bad:
-            names = []
-            for m in line_marks:
-                if m[0] == 2 and m[1] and m[1] not in names:
-                    names.append(m[1])
-            run_end = bad[0]
-            while run_end + 1 in bad:
-                run_end += 1
-            return ("unseen", bad[0], run_end, names)
-        changed = [first + i for i, m in enumerate(line_marks) if m == DIFFERS]
-        if changed:
-            return ("changed", changed[0], changed[-1])
-        return None
-
-    if tool == "Write":
-        return problem(marks[:len(marks) - 1] if text.endswith("\n") else marks, 1)
-    edits = edits_of(tool, tool_input)
-    if not edits:
-        return None
-    found: list = []
-
-    def touched(first, last, old_marks, _new_first, _new_last):
-        verdict = problem(old_marks, first)
-        if verdict is not None:
-            found.append(verdict)
-
-    if replay(text, marks, edits, touched) is None:
-        return None  # the native tool refuses it on its own
-    return found[0] if found else None
-
-
 def pre_edit(payload, after: list) -> dict | None:
     """PreToolUse(Edit|MultiEdit|Write): the stale-read guard."""
     req = parse_request(payload, EDIT_TOOLS)
@@ -635,7 +360,7 @@ def pre_edit(payload, after: list) -> dict | None:
                 return None  # never read through symbolpack: Claude's own rule applies
             lines = split_text_lines(source.text)
             total = len(lines)
-            texts, marks = _copy_marks(copy, _loader(store, source.sha256, lines), total)
+            texts, marks = copy_marks(copy, loader(store, source.sha256, lines), total)
             for n in range(1, total + 1):
                 if marks[n] == KNOWN and texts[n] != lines[n - 1]:
                     marks[n] = DIFFERS
@@ -658,15 +383,6 @@ def pre_edit(payload, after: list) -> dict | None:
         ws.close()
 
 
-def _qualnames(symbols) -> list[str]:
-    out = []
-    for sid in symbols:
-        name = sid.split(":", 2)[-1]
-        if name and name not in out:
-            out.append(name)
-    return out
-
-
 def _stale_reason(source, tool: str, lines: tuple[int, int]) -> str:
     import time
 
@@ -683,7 +399,7 @@ def _stale_reason(source, tool: str, lines: tuple[int, int]) -> str:
 
 def _unseen_reason(rel: str, tool: str, unseen: tuple[int, int], symbols) -> str:
     a, b = unseen
-    names = _qualnames(symbols)
+    names = qualnames(symbols)
     inside = f" (inside {', '.join(names[:3])})" if names else ""
     if tool == "Write":
         return (f"[symbolpack stale-read guard] This Write was NOT applied: it overwrites {rel}, including "
@@ -732,8 +448,8 @@ def post_edit(payload, after: list) -> dict | None:
             if copy.empty:
                 return None  # never read through symbolpack: nothing to carry
             edits = edits_of(req.tool, req.tool_input)
-            load = _loader(store)
-            carried = carry_edit(copy, load, edits, disk, _ends_with_newline(copy, load)) if edits else None
+            load = loader(store)
+            carried = carry_edit(copy, load, edits, disk, ends_with_newline(copy, load)) if edits else None
             if carried is None:
                 session.drop_file(rel)  # the copy and the file part ways: the next read is plain
                 return None
@@ -751,7 +467,7 @@ def post_edit(payload, after: list) -> dict | None:
 def _blind_warning(rel: str, blind) -> str:
     parts = []
     for old_a, old_b, symbols, new_a, new_b in blind[:4]:
-        names = _qualnames(symbols)
+        names = qualnames(symbols)
         where = f" in {', '.join(names[:3])}" if names else ""
         now = f"now lines {new_a}-{new_b}" if new_b >= new_a else "now removed"
         parts.append(f"your old lines {old_a}-{old_b}{where} ({now})")
