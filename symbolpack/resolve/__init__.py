@@ -1,0 +1,144 @@
+"""Per-language call resolution: one `Resolver` per language family, one module each.
+
+`CallGraph` (in `callgraph`) owns the rules every language shares: same-file and
+nested definitions, `self.` into the enclosing type and its bases, imported names,
+re-exports, and the observations that keep cached edges honest. What differs by
+language is asked of the file's resolver through the hooks below; a language with
+no resolver gets the defaults (no imports, no modules, no type hints).
+
+To add a language family: write `resolve/<family>.py` with a `Resolver` subclass
+naming its tree-sitter `languages`, and list it in `RESOLVERS`. Nothing else changes.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING, Iterable
+
+from ..facts import _TYPE_ARGS
+
+if TYPE_CHECKING:
+    from ..callgraph import CallGraph
+    from ..facts import FileFacts, ImportBinding
+    from ..symbols import SymbolSlice
+
+
+class Resolver:
+    """The defaults: a language whose imports, modules and types we do not model."""
+
+    family: str | None = None
+    languages: tuple[str, ...] = ()
+    follows_star_reexports = False  # `export * from` / `from m import *` re-export a module's names
+    observations: tuple[str, ...] = ()  # observation kinds `observe` answers (see CallGraph._observe)
+
+    def __init__(self, graph: CallGraph):
+        self.graph = graph
+
+    # -- facts (from one file's syntax tree; no graph)
+    @staticmethod
+    def extract_imports(root) -> tuple[list[ImportBinding], str | None]:
+        """Import bindings and package declared in a file's syntax tree."""
+        return [], None
+
+    # -- observations
+    def observe(self, key: tuple):
+        """The current value of an observation of one of `observations`."""
+        raise KeyError(key[0])
+
+    # -- modules
+    def module_files(self, facts: FileFacts, module: str) -> tuple[list[str], list[str]] | None:
+        """(files, inner qualname prefix) of a module spec written in *facts*, or None."""
+        return None
+
+    def member_module(self, binding: ImportBinding) -> str | None:
+        """The module spec a name imported as a member stands for when used as a
+        receiver (`from pkg import mod; mod.f()`), or None when it is no module."""
+        return None
+
+    def module_path_fallback(self, facts: FileFacts, recv: str) -> tuple[list[str], list[str]] | None:
+        """*recv* as a module path no import binds (Rust `crate::a`, inline modules)."""
+        return None
+
+    # -- names
+    def package_members(self, facts: FileFacts, name: str) -> list[SymbolSlice]:
+        """A bare *name* defined elsewhere in *facts*' package (Go, Java)."""
+        return []
+
+    def package_types(self, facts: FileFacts, name: str) -> list[SymbolSlice]:
+        """Types *name* in *facts*' package, after local and imported ones failed."""
+        return []
+
+    def file_members(self, facts: FileFacts, name: str) -> list[SymbolSlice]:
+        """Importable *name* of a file when no top-level symbol has it (Java statics)."""
+        return []
+
+    # -- types
+    def method_files(self, facts: FileFacts, type_sym: SymbolSlice) -> list[FileFacts]:
+        """Other files that may hold methods of *type_sym* (defined in *facts*)."""
+        return []
+
+    def signature_bases(self, signature: str) -> list[str]:
+        """Base type names written in a type's header."""
+        return []
+
+    def type_hints(self, var: str, text: str) -> list[str]:
+        """Type names written for variable *var* in *text*, the last one first."""
+        return []
+
+
+LEAD = r"(?<![\w$.])"  # no identifier character or `.` right before a variable
+
+
+def collect_hints(patterns: Iterable[str], text: str, pick=None) -> list[str]:
+    """The names the first group of each pattern catches in *text*, the last one
+    first; *pick(pattern, groups)* chooses the name when a pattern has several."""
+    found: list[tuple[int, str]] = []
+    for pat in patterns:
+        for m in re.finditer(pat, text):
+            groups = [g for g in m.groups() if g]
+            name = pick(pat, groups) if pick is not None else groups[0]
+            found.append((m.start(), name.strip(".").replace("::", "::")))
+    found.sort(key=lambda x: -x[0])
+    return [n for _, n in found if n not in ("self", "this", "mut", "dyn", "impl")]
+
+
+def extends_implements(signature: str) -> list[str]:
+    """`class C extends B<T> implements I, J` -> [B, I, J] (JS/TS, Java)."""
+    text = " ".join(signature.split())
+    names: list[str] = []
+    prev = None
+    while prev != text:
+        prev, text = text, _TYPE_ARGS.sub("", text)
+    for m in re.finditer(r"\b(?:extends|implements)\s+([\w$.]+(?:\s*,\s*[\w$.]+)*)", text):
+        names += [n.strip() for n in m.group(1).split(",") if n.strip()]
+    return names
+
+
+@functools.lru_cache(maxsize=1)
+def _registry() -> tuple[dict[str, type[Resolver]], dict[str, type[Resolver]]]:
+    from .go import GoResolver
+    from .java import JavaResolver
+    from .js import JsResolver
+    from .python import PythonResolver
+    from .rust import RustResolver
+
+    resolvers: tuple[type[Resolver], ...] = (PythonResolver, JsResolver, GoResolver, RustResolver, JavaResolver)
+    by_language = {lang: cls for cls in resolvers for lang in cls.languages}
+    by_observation = {kind: cls for cls in resolvers for kind in cls.observations}
+    return by_language, by_observation
+
+
+def resolver_class(lang: str | None) -> type[Resolver]:
+    """The resolver of *lang*'s family (`Resolver` itself when it has none)."""
+    return _registry()[0].get(lang or "", Resolver)
+
+
+def observation_class(kind: str) -> type[Resolver] | None:
+    """The resolver that answers observations of *kind*."""
+    return _registry()[1].get(kind)
+
+
+def family(lang: str | None) -> str | None:
+    """`python`, `js`, `go`, `rust`, `java`, or None."""
+    return resolver_class(lang).family

@@ -1,0 +1,130 @@
+"""The files of one tree (the working tree or a commit), read lazily and memoised:
+what the call graph resolves against."""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .git import cat_blobs, run_git
+from .index import sha256_hex
+
+MAX_GRAPH_BYTES = 2 * 1024 * 1024
+
+
+class Snapshot:
+    """The files of one tree (the working tree or a commit), read lazily, memoised."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, bytes | None] = {}
+        self._sha: dict[str, str | None] = {}
+        self._paths: list[str] | None = None
+        self._path_set: frozenset[str] | None = None
+        self._dirs: dict[str, tuple[str, ...]] | None = None
+
+    def paths(self) -> list[str]:
+        if self._paths is None:
+            self._paths = sorted(self._list())
+        return self._paths
+
+    @property
+    def path_set(self) -> frozenset[str]:
+        if self._path_set is None:
+            self._path_set = frozenset(self.paths())
+        return self._path_set
+
+    def exists(self, path: str) -> bool:
+        return path in self.path_set
+
+    def listdir(self, directory: str) -> tuple[str, ...]:
+        """Files directly in *directory* ("" for the root)."""
+        if self._dirs is None:
+            dirs: dict[str, list[str]] = {}
+            for p in self.paths():
+                dirs.setdefault(posixpath.dirname(p), []).append(p)
+            self._dirs = {d: tuple(v) for d, v in dirs.items()}
+        return self._dirs.get(directory, ())
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._data:
+            self._data[path] = self._read(path) if self.exists(path) else None
+        return self._data[path]
+
+    def read_many(self, paths: Iterable[str]) -> dict[str, bytes | None]:
+        return {p: self.read(p) for p in paths}
+
+    def seed(self, path: str, data: bytes) -> None:
+        """Use *data* as the content of *path* (bytes the caller already read)."""
+        self._data[path] = data
+        self._sha.pop(path, None)
+
+    def sha(self, path: str) -> str | None:
+        if path not in self._sha:
+            data = self.read(path)
+            self._sha[path] = sha256_hex(data) if data is not None else None
+        return self._sha[path]
+
+    def _list(self) -> list[str]:
+        raise NotImplementedError
+
+    def _read(self, path: str) -> bytes | None:
+        raise NotImplementedError
+
+
+class WorkTreeSnapshot(Snapshot):
+    """The files `index.walk` keeps (git's tracked + untracked-not-ignored), from disk."""
+
+    def __init__(self, root: Path, paths: Sequence[str] | None = None):
+        super().__init__()
+        self.root = root
+        if paths is not None:
+            self._paths = sorted(paths)
+
+    def _list(self) -> list[str]:
+        from .index import walk
+        from .workspace import display_path
+
+        return [display_path(p, self.root) for p in walk(self.root, self.root).files]
+
+    def _read(self, path: str) -> bytes | None:
+        try:
+            return (self.root / path).read_bytes()
+        except OSError:
+            return None
+
+
+class GitTreeSnapshot(Snapshot):
+    """The blobs of one commit, read through `git cat-file --batch`."""
+
+    def __init__(self, root: Path, rev: str):
+        super().__init__()
+        self.root = root
+        self.rev = rev
+        self._blob: dict[str, str] = {}
+
+    def _list(self) -> list[str]:
+        out = run_git(self.root, "ls-tree", "-r", "-z", "-l", "--full-tree", self.rev)
+        paths = []
+        for entry in out.split(b"\0"):
+            if not entry:
+                continue
+            meta, path = entry.split(b"\t", 1)
+            mode, kind, sha, size = meta.split()
+            if kind != b"blob" or mode == b"120000" or size == b"-" or int(size) > MAX_GRAPH_BYTES:
+                continue
+            rel = path.decode("utf-8", "surrogateescape")
+            self._blob[rel] = sha.decode()
+            paths.append(rel)
+        return paths
+
+    def read_many(self, paths: Iterable[str]) -> dict[str, bytes | None]:
+        todo = [p for p in paths if p not in self._data and self.exists(p)]
+        if todo:
+            blobs = cat_blobs(self.root, [self._blob[p] for p in todo])
+            for p in todo:
+                self._data[p] = blobs.get(self._blob[p])
+        return {p: self.read(p) for p in paths}
+
+    def _read(self, path: str) -> bytes | None:
+        return self.read_many([path])[path]
