@@ -18,7 +18,9 @@ a temporary state dir, as `symbolpack.evaluation.replay` does:
    lines (a line counts as changed when git's myers, patience and histogram
    diffs and difflib agree): every added line must be visible (in code, an
    ``[UNCHANGED]`` stub the session holds, or a diff), or its file summarized
-   by a line the text shows (counted, not a failure).
+   by a line the text shows (counted, not a failure); the session's packs are
+   judged against the agent's copy they build (the eval's read oracle, line by
+   line: a window gives only its lines).
 
 Prints one row per commit (git diff tokens, pack tokens, ratio, judge failures,
 summarized files) and totals: the ratio of summed pack tokens to summed git diff
@@ -61,6 +63,7 @@ def bench(repo: Path, commits: int = 20, end: str = "HEAD", budget: int | None =
           progress=None) -> dict:
     from symbolpack.context import DEFAULT_BUDGET, diff_context
     from symbolpack.evaluation.harness import PackJudge, isolated_state
+    from symbolpack.evaluation.oracle import ReadOracle
     from symbolpack.evaluation.replay import diff_context_changes, first_parent_commits, git, git_ok
     from symbolpack.operations import Workspace
     from symbolpack.tokens import count_tokens, counter_name
@@ -76,7 +79,8 @@ def bench(repo: Path, commits: int = 20, end: str = "HEAD", budget: int | None =
         git(clone, "config", "core.autocrlf", "false")
         git(clone, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", f"{chain[0]}^1")
         file_lines = _file_lines(clone)
-        judges = {False: PackJudge(delta=False), True: PackJudge(delta=True)}
+        # the session's packs are judged against the agent's copy they build, line by line
+        judges = {False: PackJudge(delta=False), True: PackJudge(delta=True, read_oracle=ReadOracle())}
         ws = Workspace(clone)
         try:
             for i, commit in enumerate(chain):

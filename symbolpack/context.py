@@ -10,9 +10,19 @@ Two front doors share one packer:
 
 The packer spends a token budget in a fixed order (changed code, then
 signatures of related symbols, then their code) and applies the session
-delta: a symbol whose *code* this session was already given, with the same
-ETag, is sent as a signature stub marked `[UNCHANGED]`. Only code is ever
-recorded as given; a signature or a budget-cut slice is not.
+delta: a symbol whose whole code the agent's copy holds as it is now is sent
+as a one-line stub marked `[UNCHANGED]`. Only code is ever recorded as given;
+a signature or a budget-cut slice is not.
+
+A diff-context pack is sized by its change, not by its budget (a cap): a long
+changed symbol is sent as a *window* (its signature, the lines around the
+change, markers naming the hidden lines and the `tldrs read` command that shows
+them), or as its signature and diff when one window would hold far more; no
+line is sent twice (a changed symbol inside another one's code is merged into
+it); the symbols around the change get at most a share of what the change
+costs as a diff, signatures first, and a test related only by its name never
+gets code. A window is all the copy records of its symbol, so the symbol is
+not a stub later unless the copy came to hold all of it.
 
 The invariants this module defends (PROTOCOL.md, diff-context): every changed
 line is visible, in a slice with code, in an `[UNCHANGED]` slice the session's
@@ -135,8 +145,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
             return lines_cache[path]
 
         slices = [PackSlice(s, "contains_diff", lines(s.path)) for s in changed]
-        slices += [PackSlice(s, rel, lines(s.path), depth=1, code_ok=s.kind not in CLASS_LIKE)
-                   for s, rel in related]
+        slices += [PackSlice(s, rel, lines(s.path), depth=d, code_ok=d == 1 and s.kind not in CLASS_LIKE)
+                   for s, rel, d in related]  # a test found by its name only: a signature
         revs = [r if not r.startswith("-") and not (unborn and r == base) else sha
                 for r, sha in ((base, base_sha), (head, head_sha)) if r]
         pack = DiffPack(order(slices), budget, graph, changes, set(changed_ids), revs, label)
@@ -165,7 +175,8 @@ class EntryPack(Pack):
 
     def footer(self) -> str:
         stubs = sum(1 for s in self.work if s.mode == "unchanged")
-        return (f"== context of {self.start.id}: depth {self.depth}, {len(self.work)} symbols, {stubs} [UNCHANGED]; "
+        said = " (code as given earlier in this session)" if stubs else ""
+        return (f"== context of {self.start.id}: depth {self.depth}, {len(self.work)} symbols, {stubs} [UNCHANGED]{said}; "
                 f"budget {self.budget}{self.extra} ==")
 
     def degrade(self) -> bool:  # the entry's code does not fit: its signature and how to read it

@@ -15,11 +15,13 @@ from pathlib import Path
 DEFAULT_BUDGET = 8000  # mirrors context.DEFAULT_BUDGET without importing it at start-up
 
 
-def _emit(result, fmt: str) -> int:
+def _emit(result, fmt: str, with_text: bool = False) -> int:
     """Print the pack, then confirm its delivery (the session trusts what it showed
-    only from then on; a process killed before that leaves it "unsure")."""
+    only from then on; a process killed before that leaves it "unsure"). The JSON
+    form holds the text's content in its fields: the text itself only on request."""
     if fmt == "json":
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        data = result if with_text else {k: v for k, v in result.items() if k != "text"}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
     else:
         text = result["text"]
         sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
@@ -54,7 +56,7 @@ def cmd_context(args) -> int:
     try:
         result = context_pack(ws, args.entry, depth=args.depth, budget=args.budget, callers=args.callers,
                               session_id=session_id, delta=delta, confirm=False)
-        return _emit(result, args.format)
+        return _emit(result, args.format, args.with_text)
     finally:
         ws.close()
 
@@ -67,7 +69,7 @@ def cmd_diff_context(args) -> int:
     try:
         result = diff_context(ws, base=args.base, head=args.head, session_id=session_id,
                               delta=delta, budget=args.budget, confirm=False)
-        return _emit(result, args.format)
+        return _emit(result, args.format, args.with_text)
     finally:
         ws.close()
 
@@ -81,6 +83,8 @@ def _common(p) -> None:
                         "none: no delta)")
     p.add_argument("--no-delta", action="store_true", help="neither read nor update the session")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--with-text", action="store_true",
+                   help="with --format json: also put the text rendering in the JSON (`text`)")
 
 
 def add_context_parsers(subparsers) -> None:

@@ -18,9 +18,18 @@ from typing import Callable, Sequence
 
 from .callgraph import CallGraph
 from .changes import FileChange, local_id, rename_line, render_diff
-from .packing import HEADER_TOKENS, Pack, PackSlice, allocate, block_cost, diff_block
-from .related import RELEVANCE_ORDER
+from .packing import HEADER_TOKENS, Pack, PackSlice, allocate, block_cost, diff_block, window_around
 from .tokens import count_tokens
+
+# What a pack spends on symbols around the change (callers, callees, tests), against
+# what the change itself costs as a unified diff: the budget is a cap, not a target.
+RELATED_SHARE = 0.15
+RELATED_FLOOR = 40  # tokens: a signature or two even around a one-line change
+RELATED_CAP = 300  # tokens: however big the change
+# A changed symbol's code (or window) is shown instead of its signature and diff when it
+# costs at most this much more: the agent then holds those lines, numbered.
+UPGRADE_SHARE = 0.25
+UPGRADE_FLOOR = 25
 
 
 class DiffPack(Pack):
@@ -46,6 +55,11 @@ class DiffPack(Pack):
         self.compact = False  # the footer says only what is needed
         self._base_diff_cost: dict[str, int] = {}
         self._fallback_memo: dict[str, int] = {}
+        self.covered_by: dict[str, str] = {}  # changed symbol id -> the changed symbol whose code shows it
+        self.related_total = sum(1 for s in slices if s.relevance != "contains_diff")
+        self.positions = change_positions(changes)
+        for s in slices:
+            s.brief = s.relevance != "contains_diff"
 
     # -- summaries
 
@@ -81,15 +95,15 @@ class DiffPack(Pack):
     def fallback_cost(self, s: PackSlice) -> int:
         """Tokens to show a changed symbol as signature + diff instead of code (signature
         alone when its file is summarized: the summary names it)."""
-        s.cut = True  # priced as it would be drawn
+        s.diffed = True  # priced as it would be drawn
         sig = s.signature_cost()
-        s.cut = False
+        s.diffed = False
         if s.sym.path in self.summarized:
             return sig
         if s.sym.id not in self._fallback_memo:
             c = self.change_at[s.sym.path]
             everything = self.everything
-            others = everything - {s.sym.id}
+            others = everything - {s.sym.id} - {i for i, outer in self.covered_by.items() if outer == s.sym.id}
             without = render_diff(c, lambda n: c.new_owner.get(n) in others,
                                   lambda o: c.old_owner.get(o) in others)
             if c.path not in self._base_diff_cost:
@@ -181,34 +195,100 @@ class DiffPack(Pack):
             return memo[s.sym.id]
 
         for s in work:
-            if s.relevance == "contains_diff" and held_once(s):
-                s.mode = "unchanged"
+            if s.relevance == "contains_diff":
+                if held_once(s):
+                    s.mode = "unchanged"
+                else:  # a long symbol: the lines around its change, not all of it
+                    s.prefer_window(window_around(s.sym, self.positions.get(s.sym.id, ())))
+        self.nest(work)
         fixed = self.summarize_to_fit(diff_entries(self.changes, self.everything, self.summary_of))
+        allowance = min(RELATED_CAP, max(RELATED_FLOOR, round(RELATED_SHARE * self.change_cost())))
         allocate(work, self.budget, held_once, fixed, [s for s in work if s.relevance == "contains_diff"],
-                 [s for s in work if s.relevance != "contains_diff"], self.fallback_cost)
+                 [s for s in work if s.relevance != "contains_diff" and s.depth == 1], self.fallback_cost,
+                 allowance=allowance, upgrade_limit=lambda cheapest: UPGRADE_FLOOR + UPGRADE_SHARE * cheapest)
         self.fit()
         return work
+
+    def nest(self, work: list[PackSlice]) -> None:
+        """No changed line twice: a changed symbol inside another one whose code (or stub)
+        covers it leaves the pack, and one that a window reaches is merged into it."""
+        changed = sorted((s for s in work if s.relevance == "contains_diff"),
+                         key=lambda s: (s.sym.path, s.sym.lines[0], -s.sym.lines[1]))
+        for outer in changed:
+            while outer in work and self._merge_one(work, outer, changed):
+                pass
+
+    def _merge_one(self, work: list[PackSlice], outer: PackSlice, changed: list[PackSlice]) -> bool:
+        a, b = outer.sym.lines
+        for s in changed:
+            if s is outer or s not in work or s.sym.path != outer.sym.path \
+                    or not (a <= s.sym.lines[0] and s.sym.lines[1] <= b):
+                continue
+            shown = s.sym.lines if s.mode == "unchanged" else s.span
+            if outer.window is not None:
+                wa, wb = outer.window
+                if shown[1] < wa or shown[0] > wb:
+                    continue  # apart from the window: shown on its own
+                outer.prefer_window((min(wa, shown[0]), max(wb, shown[1])))
+            work.remove(s)
+            self.covered_by[s.sym.id] = outer.sym.id
+            for k, v in self.covered_by.items():
+                if v == s.sym.id:
+                    self.covered_by[k] = outer.sym.id
+            return True
+        return False
+
+    def change_cost(self) -> int:
+        """Tokens of the whole change as unified diffs (what `git diff` would show)."""
+        return sum(block_cost(diff_block(d)) for d in diff_entries(self.changes, set(), self.summary_of))
+
+    def draw(self) -> str:
+        for s in self.work:  # a summarized file shows no diff: say why the symbol has no code
+            if s.diffed and s.sym.path in self.summarized:
+                s.diffed, s.cut = False, True
+        return super().draw()
 
     def diffs(self) -> list[dict]:
         visible = {s.sym.id for s in self.work
                    if s.relevance == "contains_diff" and s.mode in ("code", "unchanged")}
+        visible |= {i for i, outer in self.covered_by.items() if outer in visible}
         self.pack_diffs[:] = self.diffs_for(visible)
         return self.pack_diffs
 
     def footer(self) -> str:
-        work, pack_diffs = self.work, self.pack_diffs
-        counts: dict[str, int] = {}
-        for s in work:
-            counts[s.relevance] = counts.get(s.relevance, 0) + 1
-        summary = ", ".join(f"{n} {rel}" for rel, n in sorted(counts.items(), key=lambda kv: RELEVANCE_ORDER[kv[0]]))
         if self.compact:
             return f"== diff-context against {self.label}: budget {self.budget} =="
-        stubs = sum(1 for s in work if s.mode == "unchanged")
+        work, pack_diffs = self.work, self.pack_diffs
+        related = sum(1 for s in work if s.relevance != "contains_diff")
+        changed = len(self.everything)
         not_shown = sum(1 for d in pack_diffs if d["diff"] is None)
-        return (f"== diff-context against {self.label}: {len(self.changes)} changed files; "
-                f"{summary or 'no symbols'}; "
-                f"{len(pack_diffs) - not_shown} diffs; " + (f"{not_shown} not shown; " if not_shown else "")
-                + f"{stubs} [UNCHANGED]; budget {self.budget} ==")
+        parts = [_count(len(self.changes), "changed file")] + ([_count(changed, "changed symbol")] if changed else [])
+        if self.related_total:
+            parts.append(f"{related} of {self.related_total} related")
+        if not_shown:
+            parts.append(f"{not_shown} not shown")
+        return f"== diff-context against {self.label}: {'; '.join(parts)} =="
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def change_positions(changes: Sequence[FileChange]) -> dict[str, set[int]]:
+    """Per changed symbol id, the new lines where it changed: its changed lines, and
+    where lines it lost were removed (the lines on both sides of the removal)."""
+    out: dict[str, set[int]] = {}
+    for c in changes:
+        if not c.parsed:
+            continue
+        for n, owner in c.new_owner.items():
+            out.setdefault(owner, set()).add(n)
+        for _, i1, i2, j1, j2 in c.opcodes:
+            owners = {c.old_owner[o] for o in range(i1 + 1, i2 + 1) if o in c.old_owner}
+            where = range(j1 + 1, j2 + 1) if j2 > j1 else (j1, j1 + 1)
+            for owner in owners:
+                out.setdefault(owner, set()).update(where)
+    return out
 
 
 def diff_entries(changes: Sequence[FileChange], visible: set[str], summary_of: Callable[[FileChange], str],

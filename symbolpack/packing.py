@@ -20,13 +20,24 @@ from typing import Callable, Iterable, Sequence
 from .related import RELEVANCE_ORDER
 from .symbols import SymbolSlice
 from .tokens import count_tokens
+from .workspace import sha256_hex
 
 HEADER_TOKENS = 15  # the "== signatures ==", "== code ==", "== diffs ==" lines
+WINDOW_CONTEXT = 3  # lines shown around a change inside a window, as `git diff` does
+WINDOW_GAP = 2  # hidden runs this short are shown instead (a marker costs more)
+BRIEF_SIGNATURE = 30  # tokens of a signature shown on one line
 
 
 @dataclass
 class PackSlice:
-    """A symbol in a pack and how it is shown: code, signature, or `[UNCHANGED]` stub."""
+    """A symbol in a pack and how it is shown: code, signature, or `[UNCHANGED]` stub.
+
+    Code is the symbol's whole span, or for a long changed symbol a *window*: one
+    run of its lines around the change (the signature and markers naming the hidden
+    lines and the command that shows them are drawn around it). A window is what
+    the agent receives of that symbol -- its JSON `lines`/`code`, and the only lines
+    of it the copy records -- so a symbol shown through a window is not held whole.
+    """
 
     sym: SymbolSlice
     relevance: str
@@ -36,59 +47,150 @@ class PackSlice:
     cut: bool = False  # wanted code, the budget said no
     code_ok: bool = True  # False for a class reached by a call: its constructor carries the code
     upgraded: bool = False  # code chosen over a cheaper mandatory form (signature + diff)
-    _code_cost: int | None = field(default=None, repr=False)
+    diffed: bool = False  # a changed symbol shown by its signature and diff: far cheaper than its code
+    brief: bool = False  # its signature on one line, cut short (a symbol around a change)
+    window: tuple[int, int] | None = None  # code: the lines shown of a long symbol (None: all of it)
+    _code_cost: dict = field(default_factory=dict, repr=False)
     _sig_cost: dict = field(default_factory=dict, repr=False)
 
+    @property
+    def span(self) -> tuple[int, int]:
+        """The lines shown as code: the window, or the whole symbol."""
+        return self.window or self.sym.lines
+
     def code_cost(self) -> int:
-        if self._code_cost is None:
-            self._code_cost = block_cost(_code_block(self))
-        return self._code_cost
+        if self.window not in self._code_cost:
+            self._code_cost[self.window] = block_cost(_code_block(self))
+        return self._code_cost[self.window]
+
+    def prefer_window(self, window: tuple[int, int] | None) -> None:
+        """Show *window* instead of the whole symbol when it costs fewer tokens."""
+        self.window = None
+        if window is not None:
+            whole = self.code_cost()
+            self.window = window
+            if self.code_cost() >= whole:
+                self.window = None
+
+    def signature_shown(self) -> bool:
+        """Is the signature drawn unnumbered above a window (which starts below it)?"""
+        if self.window is None or self.window[0] == self.sym.lines[0]:
+            return False
+        start = _signature_start(self)
+        return start is None or self.window[0] > start
 
     def signature_cost(self) -> int:
-        key = (self.mode == "unchanged", self.cut)
+        key = (self.mode == "unchanged", self.cut, self.diffed)
         if key not in self._sig_cost:
             self._sig_cost[key] = block_cost(_signature_block(self))
         return self._sig_cost[key]
 
     @property
     def code(self) -> str:
-        a, b = self.sym.lines
+        a, b = self.span
         return "\n".join(self.lines[a - 1:b])
 
     def to_json(self) -> dict:
         s = self.sym
+        code = self.mode == "code"
+        a, b = self.span if code else s.lines
+        etag = s.etag if not (code and self.window) else sha256_hex(self.code.encode("utf-8"))[:20]
         return {"id": s.id, "path": s.path, "kind": s.kind, "signature": s.signature,
-                "lines": list(s.lines), "code": self.code if self.mode == "code" else None,
-                "etag": s.etag, "relevance": self.relevance}
+                "lines": [a, b], "code": self.code if code else None, "etag": etag, "relevance": self.relevance}
+
+
+def window_around(sym: SymbolSlice, positions: Iterable[int]) -> tuple[int, int] | None:
+    """The run of *sym*'s lines that shows *positions* (changed lines, where lines were
+    removed) with `WINDOW_CONTEXT` lines around them; None when that is the whole symbol."""
+    a, b = sym.lines
+    inside = [n for n in positions if a <= n <= b]
+    if not inside:
+        return None
+    start, end = max(a, min(inside) - WINDOW_CONTEXT), min(b, max(inside) + WINDOW_CONTEXT)
+    if start - a <= WINDOW_GAP:
+        start = a
+    if b - end <= WINDOW_GAP:
+        end = b
+    return None if (start, end) == (a, b) else (start, end)
+
+
+def _signature_start(s: PackSlice) -> int | None:
+    """The line where *s*'s signature starts (after its decorators and doc comments), if found."""
+    sym = s.sym
+    first = (sym.signature or "").split("\n")[0].strip()
+    if not first:
+        return None
+    a, b = sym.lines
+    for n in range(a, min(b, a + 200) + 1):
+        if s.lines[n - 1].strip().startswith(first):
+            return n
+    return None
+
+
+def header_end(sym: SymbolSlice) -> int:
+    """The last line before *sym*'s body: decorators, doc comments, signature, docstring."""
+    a = sym.lines[0]
+    body = sym.body
+    return body[0] - 1 if body and body[0] > a else a
+
 
 def _signature_block(s: PackSlice) -> str:
     sym = s.sym
-    tag = f" [{s.relevance}]"
-    if s.mode == "unchanged":
-        head = f"-- [UNCHANGED] {sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{tag}: " \
-               "code as given earlier in this session"
-    else:
-        cut = ""
-        if s.cut:
-            a, b = sym.lines
-            see = f"; see: tldrs read {shlex.quote(sym.path)} --offset {a} --limit {b - a + 1}" \
-                if s.relevance == "entry" else ""
-            cut = f" (signature only: over the token budget{see})"
-        head = f"-- {sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{tag}{cut}"
+    where = f"{sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname} [{s.relevance}]"
+    if s.mode == "unchanged":  # the agent holds its code: one line, smaller than its signature
+        return f"-- [UNCHANGED] {where}"
+    note = ""
+    if s.diffed:
+        note = " (its change: in the diff below)"
+    elif s.cut:
+        a, b = sym.lines
+        see = f"; see: tldrs read {shlex.quote(sym.path)} --offset {a} --limit {b - a + 1}" \
+            if s.relevance == "entry" else ""
+        note = f" (signature only: over the token budget{see})"
+    if s.brief or s.relevance == "contains_diff":  # a changed symbol's lines are in its diff or code
+        return f"-- {where}{note}\n   {_brief_signature(sym)}"
     sig = "\n".join("   " + line for line in (sym.signature or sym.name).split("\n"))
-    return f"{head}\n{sig}"
+    return f"-- {where}{note}\n{sig}"
+
+
+def _brief_signature(sym: SymbolSlice) -> str:
+    """*sym*'s signature on one line, cut after about `BRIEF_SIGNATURE` tokens ("..." then)."""
+    words = " ".join(line.strip() for line in (sym.signature or sym.name).split("\n")).split(" ")
+    out: list[str] = []
+    used = 0
+    for word in words:
+        used += count_tokens(word)
+        if used > BRIEF_SIGNATURE and out:
+            return " ".join(out) + " ..."
+        out.append(word)
+    return " ".join(out)
 
 
 def _code_block(s: PackSlice) -> str:
     sym = s.sym
     a, b = sym.lines
-    body = "\n".join(f"{n:>6}\t{s.lines[n - 1]}" for n in range(a, b + 1))
-    return f"-- {sym.path}:{a}-{b} {sym.kind} {sym.qualname} [{s.relevance}]\n{body}"
+    wa, wb = s.span
+    parts = [f"-- {sym.path}:{a}-{b} {sym.kind} {sym.qualname} [{s.relevance}]"]
+    if wa > a:
+        if s.signature_shown():
+            parts.append("   " + _brief_signature(sym))
+        parts.append(_hidden_marker(sym.path, a, wa - 1))
+    parts += [f"{n:>6}\t{s.lines[n - 1]}" for n in range(wa, wb + 1)]
+    if wb < b:
+        parts.append(_hidden_marker(sym.path, wb + 1, b))
+    return "\n".join(parts)
+
+
+def _hidden_marker(path: str, start: int, end: int) -> str:
+    """Names lines a window leaves out, and the command that shows them."""
+    return f"   ... not shown: tldrs read {shlex.quote(path)} --offset {start} --limit {end - start + 1}"
 
 
 def diff_block(d: dict) -> str:
     if d["diff"] is None:
         return f"-- not shown: {d['summary']}"
+    if d["diff"].startswith("--- "):  # its "--- a/PATH" and "+++ b/PATH" lines name the file
+        return d["diff"]
     return f"-- diff {d['path']}\n{d['diff']}"
 
 
@@ -98,15 +200,21 @@ def block_cost(block: str) -> int:
 
 def allocate(slices: list[PackSlice], budget: int, held: Callable[[PackSlice], bool], fixed_cost: int,
              code_first: Iterable[PackSlice], code_later: Iterable[PackSlice],
-             fallback_cost: Callable[[PackSlice], int] | None = None) -> int:
+             fallback_cost: Callable[[PackSlice], int] | None = None, allowance: int | None = None,
+             upgrade_limit: Callable[[int], float] | None = None) -> int:
     """Decide each slice's mode under *budget*; returns the tokens spent on slices.
 
     *code_first* slices are always kept (changed symbols, the entry). Each starts
     in its cheapest form -- code, or what showing it otherwise costs
     (*fallback_cost*: its signature plus its diff; default: its signature) --
-    and is upgraded to code, smallest extra cost first, while the budget allows.
+    and is upgraded to code, smallest extra cost first, while the budget allows
+    (and, with *upgrade_limit*, only when the extra is at most *upgrade_limit(cheapest
+    cost)*: a long symbol changed in several far places is shown by its diff).
     Other slices then get signatures in order while they fit, and *code_later*
-    ones are upgraded to code with what is left.
+    ones are upgraded to code with what is left -- at most *allowance* tokens for
+    all of them (None: what the budget leaves). No line is sent twice: a slice
+    whose lines the code or stubs placed before it already cover is left out,
+    and code that overlaps code already placed stays a signature.
     """
     remaining = budget - fixed_cost
     for s in slices:
@@ -131,29 +239,53 @@ def allocate(slices: list[PackSlice], budget: int, held: Callable[[PackSlice], b
             s.mode, s.cut, remaining = "signature", True, remaining - other
             upgrades.append((code - other, s))
     for extra, s in sorted(upgrades, key=lambda x: x[0]):
-        if extra <= remaining:
+        if upgrade_limit is not None and extra > upgrade_limit(s.code_cost() - extra):
+            s.cut, s.diffed = False, True
+        elif extra <= remaining:
             s.mode, s.cut, s.upgraded, remaining = "code", False, True, remaining - extra
     placed = {id(s) for s in first}
+    covered: dict[str, list[tuple[int, int]]] = {}  # path -> spans the agent gets (code) or holds (stubs)
+    for s in first:
+        if s.mode in ("code", "unchanged"):
+            covered.setdefault(s.sym.path, []).append(s.span if s.mode == "code" else s.sym.lines)
+    spare = remaining if allowance is None else max(0, min(remaining, allowance))
     kept: list[PackSlice] = []
     for s in slices:
         if id(s) in placed:
             kept.append(s)
             continue
-        cost = s.signature_cost()
-        if cost <= remaining:
-            remaining -= cost
+        if _inside(s.sym.lines, covered.get(s.sym.path, ())):
+            continue  # every line of it is in the pack already
+        cost = charge = s.signature_cost()
+        if allowance is not None and s.mode == "unchanged":  # charged as its signature: a stub
+            s.mode = "signature"                              # shrinks the pack, frees nothing
+            charge = max(cost, s.signature_cost())
+            s.mode = "unchanged"
+        if charge <= spare:
+            spare, remaining = spare - charge, remaining - cost
             kept.append(s)
     kept_ids = {id(s) for s in kept}
     for s in code_later:
         if id(s) not in kept_ids or s.mode != "signature" or not s.code_ok:
             continue
+        if _overlaps(s.sym.lines, covered.get(s.sym.path, ())):
+            continue  # those lines are shown once, by the slice placed first
         extra = s.code_cost() - s.signature_cost()
-        if extra <= remaining:
-            s.mode, remaining = "code", remaining - extra
-        else:
+        if extra <= spare:
+            s.mode, spare, remaining = "code", spare - extra, remaining - extra
+            covered.setdefault(s.sym.path, []).append(s.sym.lines)
+        elif extra > remaining:
             s.cut = True
     slices[:] = kept
     return budget - fixed_cost - remaining
+
+
+def _inside(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
+    return any(a <= span[0] and span[1] <= b for a, b in spans)
+
+
+def _overlaps(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
+    return any(a <= span[1] and span[0] <= b for a, b in spans)
 
 
 def fit(work: list[PackSlice], budget: int, draw: Callable[[], str],
@@ -219,10 +351,10 @@ def render(slices: list[PackSlice], diffs: list[dict], footer: str) -> str:
     parts = []
     if sigs:
         parts.append("== signatures ==")
-        parts += [_signature_block(s) for s in sigs]
+        parts += _continued([(s, _signature_block(s)) for s in sigs])
     if related or changing:
         parts.append("== code ==")
-        parts += [_code_block(s) for s in related + changing]
+        parts += _continued([(s, _code_block(s)) for s in related + changing])
     if diffs:
         parts.append("== diffs ==")
         seen: set[str] = set()  # files summarized together share one line
@@ -233,6 +365,19 @@ def render(slices: list[PackSlice], diffs: list[dict], footer: str) -> str:
                 parts.append(block)
     parts.append(footer)
     return "\n".join(parts)
+
+
+def _continued(blocks: list[tuple[PackSlice, str]]) -> list[str]:
+    """A block that follows one of the same file names it by its base name only."""
+    out, previous = [], None
+    for s, block in blocks:
+        path = s.sym.path
+        if path == previous and "/" in path:
+            head, _, rest = block.partition("\n")
+            block = head.replace(f" {path}:", f" {path.rsplit('/', 1)[1]}:", 1) + ("\n" + rest if rest else "")
+        out.append(block)
+        previous = path
+    return out
 
 
 def cache_stats(slices: Sequence[PackSlice]) -> dict:
@@ -338,12 +483,13 @@ def with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable
         for s in slices:
             a, b = s.sym.lines
             if s.mode == "code":
-                shown.setdefault(s.sym.path, []).append((a, b))
+                shown.setdefault(s.sym.path, []).append(s.span)  # a window: those lines only
+                if s.signature_shown():
+                    headers.setdefault(s.sym.path, []).append((a, header_end(s.sym)))
             elif s.mode == "unchanged":
                 confirmed.setdefault(s.sym.path, []).append((a, b))
             else:
-                body = s.sym.body
-                headers.setdefault(s.sym.path, []).append((a, body[0] - 1 if body and body[0] > a else a))
+                headers.setdefault(s.sym.path, []).append((a, header_end(s.sym)))
         for path in set(shown) | set(confirmed) | set(headers):
             v = version(path)
             if v is None:

@@ -85,19 +85,21 @@ def _followable(graph: CallGraph, edges: list[Edge]) -> list[Edge]:
     return out
 
 
-def related_symbols(graph: CallGraph, changed: Sequence[SymbolSlice]) -> list[tuple[SymbolSlice, str]]:
-    """One hop of callers and callees of *changed*, and the tests that reach or name them."""
+def related_symbols(graph: CallGraph, changed: Sequence[SymbolSlice]) -> list[tuple[SymbolSlice, str, int]]:
+    """One hop of callers and callees of *changed*, and the tests that reach or name them:
+    (symbol, relevance, depth), depth 1 when a call links it to the change, 2 when a
+    test is there only because its name names a changed symbol."""
     changed_ids = {s.id for s in changed}
-    found: dict[str, tuple[SymbolSlice, str]] = {}
+    found: dict[str, tuple[SymbolSlice, str, int]] = {}
 
-    def add(sym: SymbolSlice | None, relevance: str) -> None:
+    def add(sym: SymbolSlice | None, relevance: str, depth: int = 1) -> None:
         if sym is None or sym.id in changed_ids:
             return
         if is_test_path(sym.path):
             relevance = "test"
         old = found.get(sym.id)
-        if old is None or RELEVANCE_ORDER[relevance] < RELEVANCE_ORDER[old[1]]:
-            found[sym.id] = (sym, relevance)
+        if old is None or (RELEVANCE_ORDER[relevance], depth) < (RELEVANCE_ORDER[old[1]], old[2]):
+            found[sym.id] = (sym, relevance, depth)
 
     for e in graph.callers(changed):
         if e.caller:
@@ -115,7 +117,7 @@ def related_symbols(graph: CallGraph, changed: Sequence[SymbolSlice]) -> list[tu
         for t in facts.symbols if facts else ():
             low = t.name.lower()
             if low.startswith("test") and any(n.lower() in low for n in names):
-                add(t, "test")
+                add(t, "test", depth=2)
     return list(found.values())[:MAX_RELATED]
 
 

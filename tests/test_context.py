@@ -19,6 +19,7 @@ from symbolpack.context import context_pack, diff_context
 from symbolpack.context_cli import add_context_parsers
 from symbolpack.operations import Workspace
 from symbolpack.sources import split_text_lines
+from symbolpack.tokens import count_tokens
 from symbolpack.workspace import SymbolpackError, sha256_hex
 
 from conftest import git
@@ -50,6 +51,16 @@ CART = textwrap.dedent('''
     ''').lstrip()
 PRICING = "def price_of(item):\n    return len(item)\n\n\ndef unused():\n    return 0\n"
 TESTS = "from cart import Cart\n\n\ndef test_subtotal():\n    assert Cart().subtotal() == 0\n"
+
+
+@pytest.fixture
+def roomy(monkeypatch):
+    """Symbols around a change are not limited by its size: for tests of *which* symbols a
+    pack relates (the size policy has its own tests)."""
+    from symbolpack import diffpack
+
+    monkeypatch.setattr(diffpack, "RELATED_FLOOR", 10_000)
+    monkeypatch.setattr(diffpack, "RELATED_CAP", 10_000)
 
 
 @pytest.fixture
@@ -144,8 +155,8 @@ def assert_every_change_visible(result: dict, root: Path, base: str = "HEAD", he
             assert ok, f"{path}:{n} changed but not visible"
 
 
-def check_shape(result: dict) -> None:
-    assert set(result) == TOP_KEYS
+def check_shape(result: dict, text: bool = True) -> None:
+    assert set(result) == (TOP_KEYS if text else TOP_KEYS - {"text"})
     assert result["v"] == 1
     for s in result["slices"]:
         assert set(s) == SLICE_KEYS
@@ -162,7 +173,7 @@ def file_lines(root: Path, s: dict) -> str:
 
 # --------------------------------------------------------------------------- diff-context
 
-def test_changed_method_with_callers_callees_tests_and_unparsed_diff(shop):
+def test_changed_method_with_callers_callees_tests_and_unparsed_diff(shop, roomy):
     edit(shop, "cart.py", "return sum(price_of(i) for i in self.items)",
          "return sum(price_of(i) for i in self.items) + 0")
     edit(shop, "README.md", "# shop", "# shop\n\nNow with carts.")
@@ -236,7 +247,7 @@ def test_session_delta_unchanged_then_changed_again(shop):
     assert other["unchanged"] == []
 
 
-def test_signature_only_is_not_unchanged_and_budget_cut_is_not_recorded(shop):
+def test_signature_only_is_not_unchanged_and_budget_cut_is_not_recorded(shop, roomy):
     ws = Workspace(shop)
     edit(shop, "pricing.py", "return len(item)", "return len(item) + 1")
     for budget in range(40, 400, 5):  # the smallest budget that holds the caller's signature only
@@ -254,18 +265,57 @@ def test_signature_only_is_not_unchanged_and_budget_cut_is_not_recorded(shop):
     assert all(x["id"] not in big["unchanged"] for x in callers)
 
 
-def test_budget_cut_changed_symbol_falls_back_to_a_diff(make_repo):
+def test_a_long_symbol_changed_in_one_place_is_sent_as_a_window(make_repo):
+    """A 2-line edit in a long function: its signature, the changed lines with 3 lines
+    around them, and markers naming the hidden lines with the command that shows them."""
+    body = "".join(f"    x{i} = {i}\n" for i in range(80))
+    root = make_repo({"big.py": f"def big():\n{body}    return x0\n"})
+    edit(root, "big.py", "    x40 = 40\n    x41 = 41", "    x40 = 41\n    x41 = 42")
+    result = diff_context(Workspace(root), delta=False)
+    sub = by_id(result)["big.py:python:big"]
+    assert sub["lines"] == [39, 46] and sub["code"] == file_lines(root, sub)  # lines 42-43 changed
+    assert result["diffs"] == []
+    text = result["text"]
+    assert "-- big.py:1-82 function big [contains_diff]\n   def big():\n" in text
+    assert "   ... not shown: tldrs read big.py --offset 1 --limit 38\n" in text
+    assert "   ... not shown: tldrs read big.py --offset 47 --limit 36\n" in text
+    assert "    42\t    x40 = 41\n    43\t    x41 = 42" in text and "x10 = 10" not in text
+    assert result["budget_used"] < 150
+    assert_every_change_visible(result, root)
+
+
+def test_a_long_symbol_changed_in_far_places_is_sent_as_its_diff(make_repo):
+    """Two edits 60 lines apart: one window would hold all the lines between them, so the
+    symbol is its signature and its changed lines a diff (about what `git diff` costs)."""
+    body = "".join(f"    x{i} = {i}\n" for i in range(80))
+    root = make_repo({"big.py": f"def big():\n{body}    return x0\n"})
+    edit(root, "big.py", "    x10 = 10", "    x10 = 11")
+    edit(root, "big.py", "    x70 = 70", "    x70 = 71")
+    result = diff_context(Workspace(root), delta=False)
+    sub = by_id(result)["big.py:python:big"]
+    assert sub["code"] is None and sub["lines"] == [1, 82]
+    assert "-- big.py:1-82 function big [contains_diff] (its change: in the diff below)" in result["text"]
+    diff = result["diffs"][0]["diff"]
+    assert "-    x10 = 10\n+    x10 = 11" in diff and "-    x70 = 70\n+    x70 = 71" in diff and "x40" not in diff
+    assert_every_change_visible(result, root)
+
+
+def test_budget_cut_changed_symbol_falls_back_to_a_diff_or_a_summary(make_repo):
     body = "".join(f"    x{i} = {i}\n" for i in range(80))
     root = make_repo({"big.py": f"def big():\n{body}    return x0\n"})
     edit(root, "big.py", "    x40 = 40", "    x40 = 41")
-    result = diff_context(Workspace(root), delta=False, budget=200)
-    assert result["budget_used"] <= 200
-    sub = by_id(result)["big.py:python:big"]
-    assert sub["code"] is None and "big.py:python:big" not in result["unchanged"]
-    assert "over the token budget" in result["text"]
-    diff = result["diffs"][0]["diff"]
-    assert result["diffs"][0]["path"] == "big.py" and "-    x40 = 40\n+    x40 = 41" in diff
-    assert_every_change_visible(result, root)
+    forms = set()
+    for budget in range(60, 200, 5):  # (under about 50 tokens not even the summary fits)
+        result = diff_context(Workspace(root), delta=False, budget=budget)
+        assert result["budget_used"] <= budget
+        assert_every_change_visible(result, root)
+        sub = by_id(result).get("big.py:python:big")
+        if sub is None or sub["code"] is None:
+            assert "over the token budget" in result["text"], result["text"]
+            forms.add("summary" if result["diffs"][0]["diff"] is None else "diff")
+        else:
+            forms.add("window")
+    assert forms == {"summary", "window"} or forms == {"summary", "diff", "window"}
     roomy = diff_context(Workspace(root), delta=False, budget=5000)
     assert by_id(roomy)["big.py:python:big"]["code"] is not None and roomy["diffs"] == []
 
@@ -314,7 +364,7 @@ def test_repository_without_commits_diffs_against_the_empty_tree(make_repo):
     root = make_repo({"a.py": "def staged():\n    return 1\n", "b.py": "def untracked():\n    return 2\n"},
                      commit=False)
     git(root, "add", "a.py")
-    proc = tldrs(root, "diff-context", "--no-delta", "--format", "json")
+    proc = tldrs(root, "diff-context", "--no-delta", "--format", "json", "--with-text")
     assert "Traceback" not in proc.stderr
     result = json.loads(proc.stdout)
     check_shape(result)
@@ -387,7 +437,7 @@ def test_cli_rename_with_edits_is_stated_and_drops_the_old_path_from_the_session
     assert "a.py" in json.loads(doc.read_text())["files"]
     git(root, "mv", "a.py", "b.py")
     edit(root, "b.py", "return sum(xs)", "return sum(xs) * 2")
-    result = json.loads(tldrs(root, "diff-context", "--session-id", "s", "--format", "json").stdout)
+    result = json.loads(tldrs(root, "diff-context", "--session-id", "s", "--format", "json", "--with-text").stdout)
     assert "renamed a.py -> b.py" in result["text"]
     assert by_id(result)["b.py:python:total"]["relevance"] == "contains_diff"
     assert_every_change_visible(result, root)
@@ -408,7 +458,7 @@ def test_two_commits_read_from_git_objects(shop):
     assert diff_context(Workspace(shop), base=b, head=b, delta=False)["text"] == f"no changes between {b} and {b}"
 
 
-def test_other_languages_map_changes_to_symbols(make_repo):
+def test_other_languages_map_changes_to_symbols(make_repo, roomy):
     root = make_repo({
         "main.go": "package main\n\nfunc helper() int {\n\treturn 1\n}\n\nfunc main() {\n\thelper()\n}\n",
         "lib.rs": "pub fn twice(x: u32) -> u32 {\n    x * 2\n}\n\npub fn run() -> u32 {\n    twice(2)\n}\n",
@@ -492,7 +542,11 @@ def test_cli_commands(shop, capsys, monkeypatch):
     edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
     code, out = run_cli(["diff-context", "--format", "json", "--no-delta"], capsys)
     data = json.loads(out)
-    check_shape(data)
+    check_shape(data, text=False)  # the text only when asked: its content is in the fields
+    code, text = run_cli(["diff-context", "--no-delta"], capsys)
+    assert data["budget_used"] == count_tokens(text.rstrip("\n"))
+    code, out = run_cli(["diff-context", "--format", "json", "--no-delta", "--with-text"], capsys)
+    assert json.loads(out)["text"] == text.rstrip("\n")
     assert code == 0 and "cart.py:python:checkout" in by_id(data)
     code, out = run_cli(["diff-context", "--session-id", "cli", "--budget", "500"], capsys)
     assert code == 0 and "[contains_diff]" in out
@@ -518,7 +572,7 @@ def test_cli_refresh_voids_unchanged_stubs_through_the_copy(shop):
     gives [UNCHANGED] stubs; `session refresh FILE` forgets the file, so the pack after it
     gives the code again, never a stub for lines the agent may have lost."""
     edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
-    pack = ["diff-context", "--session-id", "r1", "--format", "json"]
+    pack = ["diff-context", "--session-id", "r1", "--format", "json", "--with-text"]
     first = json.loads(tldrs(shop, *pack).stdout)
     assert first["unchanged"] == [] and by_id(first)["cart.py:python:checkout"]["code"]
     second = json.loads(tldrs(shop, *pack).stdout)

@@ -215,8 +215,9 @@ def test_sensitive_files_never_reach_a_pack_the_copy_or_any_cache(make_repo):
         run_tldrs(root, "extract", "secret_conf.py", "--format", "json", env=env).stdout,
         run_tldrs(root, "context", "handler", "--format", "json", env=env).stdout,
         run_tldrs(root, "context", "handler", "--callers", env=env).stdout,
-        run_tldrs(root, "diff-context", "--format", "json", env=env).stdout,
+        run_tldrs(root, "diff-context", "--format", "json", "--with-text", env=env).stdout,
         run_tldrs(root, "diff-context", env=env).stdout,
+        run_tldrs(root, "diff-context", "--format", "json", env=env).stdout,
         run_tldrs(root, "diff-context", "--budget", "120", env=env).stdout,
         run_tldrs(root, "read", "secret_conf.py", env=env).stdout,
     ]
