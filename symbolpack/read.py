@@ -508,8 +508,9 @@ def _hidden_change_note(numbers: Sequence[int], current: Current) -> str:
 
 
 def _changed_unseen(symbols, dirty: set[str], owner, mapped, known, total: int) -> set[str]:
-    """Changed symbols whose body the agent never held: none of its body lines (its
-    own, children excluded) maps to a line the agent knows, and its header is intact.
+    """Changed symbols whose body the agent was told is elided: none of its body lines
+    (its own, children excluded) maps to a line the agent knows, some map to lines it
+    was shown as elided (a body that is new, or a gap, is shown), and its header is intact.
     Their change is named, not shown: the agent never read those bodies."""
     out: set[str] = set()
     for s in symbols:
@@ -518,6 +519,7 @@ def _changed_unseen(symbols, dirty: set[str], owner, mapped, known, total: int) 
         body = [i for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s]
         head = [i for i in range(s.lines[0], s.body[0]) if owner[i] is s]
         if body and head and all(mapped[i] is None or not known[mapped[i]] for i in body) \
+                and any(mapped[i] is not None for i in body) \
                 and all(mapped[i] is not None and known[mapped[i]] for i in head):
             out.add(s.id)
     return out

@@ -335,3 +335,16 @@ def test_a_first_whole_read_keeps_what_a_range_already_gave():
     assert [s["symbol"] for s in r["segments"] if s["kind"] == "elided"] == [
         "m.py:python:f0", "m.py:python:f2", "m.py:python:f3"]
     assert agent.read(cur, ReadRequest("m.py", symbol=f1))["mode"] == "unchanged"
+
+
+def test_a_body_the_copy_has_no_record_of_is_shown_not_named():
+    """Found by the property test: after a refresh, a range gave lines 1-42; a whole-file
+    read must send the bodies past it (gaps, not elided bodies) in full."""
+    lines = py_lines(4, 20)
+    cur = current(lines)
+    agent = Agent()
+    agent.copy = AgentCopy(0)  # a refresh of a file never read
+    agent.read(cur, ReadRequest("m.py", offset=1, limit=42))
+    r = agent.read(cur, ReadRequest("m.py", offset=1, limit=100000))
+    assert not [s for s in r["segments"] if s["kind"] == "elided"]
+    assert all(f"{n:>6}\t{lines[n - 1]}" in r["text"] for n in range(43, len(lines) + 1))
