@@ -338,13 +338,14 @@ def test_a_first_whole_read_keeps_what_a_range_already_gave():
 
 
 def test_a_body_the_copy_has_no_record_of_is_shown_not_named():
-    """Found by the property test: after a refresh, a range gave lines 1-42; a whole-file
-    read must send the bodies past it (gaps, not elided bodies) in full."""
+    """Found by the property test: after a refresh, a range gave the lines up to f1's
+    header; a whole-file read must send the bodies past it (gaps, not elided bodies)."""
     lines = py_lines(4, 20)
     cur = current(lines)
+    f1 = [s for s in cur.symbols if s.qualname == "f1"][0]
     agent = Agent()
     agent.copy = AgentCopy(0)  # a refresh of a file never read
-    agent.read(cur, ReadRequest("m.py", offset=1, limit=42))
+    agent.read(cur, ReadRequest("m.py", offset=1, limit=f1.body[0] - 1))  # up to f1's header
     r = agent.read(cur, ReadRequest("m.py", offset=1, limit=100000))
     assert not [s for s in r["segments"] if s["kind"] == "elided"]
-    assert all(f"{n:>6}\t{lines[n - 1]}" in r["text"] for n in range(43, len(lines) + 1))
+    assert all(f"{n:>6}\t{lines[n - 1]}" in r["text"] for n in range(f1.body[0], len(lines) + 1))
