@@ -132,6 +132,7 @@ def _priority(u: Unit, test_file: bool) -> tuple:
 def _units(lines, symbols, line_tokens, min_lines: int) -> list[Unit]:
     total = len(lines)
     taken = [False] * (total + 2)
+    quotes = _quote_counts(lines)
 
     def add(out: list[Unit], start: int, end: int, symbol, kind: str, names=()) -> None:
         if end - start + 1 < min_lines or start < 1 or end > total:
@@ -173,20 +174,20 @@ def _units(lines, symbols, line_tokens, min_lines: int) -> list[Unit]:
     for s in symbols:
         header = _header_line(lines, s)
         # a leading doc comment (above the header): its first line stays
-        _doc_tail(units, add, lines, s.lines[0], header - 1)
+        _doc_tail(units, add, lines, quotes, s.lines[0], header - 1)
         # a signature's continuation (parameters, `where` clauses): its first line stays
         sig_end = _signature_end(lines, s, header)
         if s.body and s.kind not in CONTAINER_KINDS:
             add(units, header + 1, min(sig_end, s.body[0] - 1), s.id, "signature")
         # a docstring right after the header (Python functions and classes): its first line stays
         after = sig_end + 1
-        if after <= min(s.lines[1], total) and _opens_doc(lines[after - 1]):
-            _doc_tail(units, add, lines, after, min(s.lines[1], total), first_run_only=True)
+        if after <= min(s.lines[1], total) and _COMMENT.match(lines[after - 1]):
+            _doc_tail(units, add, lines, quotes, after, min(s.lines[1], total), first_run_only=True)
     top = 1  # a module docstring or licence block opening the file
     while top <= total and not in_symbol[top] and (
-            (lines[top - 1].strip() and _COMMENT.match(lines[top - 1])) or _in_docstring(lines, 1, top)):
+            (lines[top - 1].strip() and _COMMENT.match(lines[top - 1])) or _in_docstring(quotes, 1, top)):
         top += 1
-    _doc_tail(units, add, lines, 1, top - 1)
+    _doc_tail(units, add, lines, quotes, 1, top - 1)
     _module_level(units, add, lines, in_symbol)
     return units
 
@@ -205,19 +206,15 @@ def _signature_end(lines, s, header: int) -> int:
     return header + (s.signature or "").count("\n")
 
 
-def _opens_doc(text: str) -> bool:
-    return bool(_COMMENT.match(text))
-
-
-def _doc_tail(units, add, lines, start: int, end: int, first_run_only: bool = False) -> None:
+def _doc_tail(units, add, lines, quotes, start: int, end: int, first_run_only: bool = False) -> None:
     """Within start..end, each run of comment/docstring lines keeps its first line."""
     n = start
     while n <= end:
-        if not _COMMENT.match(lines[n - 1]) and not _in_docstring(lines, start, n):
+        if not _COMMENT.match(lines[n - 1]) and not _in_docstring(quotes, start, n):
             n += 1
             continue
         m = n
-        while m + 1 <= end and ((lines[m].strip() and _COMMENT.match(lines[m])) or _in_docstring(lines, start, m + 1)):
+        while m + 1 <= end and ((lines[m].strip() and _COMMENT.match(lines[m])) or _in_docstring(quotes, start, m + 1)):
             m += 1
         add(units, n + 1, m, None, "doc")
         if first_run_only:
@@ -225,13 +222,18 @@ def _doc_tail(units, add, lines, start: int, end: int, first_run_only: bool = Fa
         n = m + 1
 
 
-def _in_docstring(lines, start: int, n: int) -> bool:
-    """Is line *n* inside a triple-quoted string opened at or after *start*?"""
-    quotes = 0
-    for k in range(start, n):
-        text = lines[k - 1]
-        quotes += text.count('"""') + text.count("'''")
-    return quotes % 2 == 1
+def _quote_counts(lines) -> list[int]:
+    """Triple quotes on lines 1..n, for every n (index 0: none): counted once per file,
+    so asking whether a line is inside a docstring costs a subtraction."""
+    counts = [0]
+    for text in lines:
+        counts.append(counts[-1] + text.count('"""') + text.count("'''"))
+    return counts
+
+
+def _in_docstring(quotes: list[int], start: int, n: int) -> bool:
+    """Is line *n* inside a triple-quoted string opened at or after line *start*?"""
+    return (quotes[n - 1] - quotes[start - 1]) % 2 == 1
 
 
 def _module_level(units, add, lines, in_symbol) -> None:
