@@ -163,6 +163,8 @@ def read_file(
 
     with store.session(session_id) as session:
         copy = session.copy(source.rel)
+        current.know_full_tokens(session.full_tokens(source.rel, source.sha256))
+
         def parse(old_lines):
             return ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
 
@@ -176,6 +178,8 @@ def read_file(
         if source.sha256 in new_copy.versions():
             store.put_object(source.data, source.sha256)
         session.set_copy(source.rel, new_copy)
+        if current.counted_full_tokens is not None:  # an unchanged re-read need not count them again
+            session.remember_full_tokens(source.rel, source.sha256, current.counted_full_tokens)
         response = outcome.response
         session.record_read(response["mode"], response["tokens"], response["full_tokens"] or 0)
         for item in outcome.drill_ins:
@@ -276,7 +280,7 @@ def status(ws: Workspace, session_id: str) -> dict:
         hits = reads.get("unchanged", 0)
         return {
             "session_id": session_id,
-            "files": len(data["files"]),
+            "files": session.file_count(),
             "reads": total_reads,
             "reads_by_mode": reads,
             "tokens": stats.get("tokens", 0),
@@ -284,5 +288,5 @@ def status(ws: Workspace, session_id: str) -> dict:
             "saved_tokens": stats.get("full_tokens", 0) - stats.get("tokens", 0),
             "hit_rate": round(hits / total_reads, 4) if total_reads else 0.0,
             "drill_ins": stats.get("drill_ins", 0),
-            "recent_drill_ins": data.get("drill_ins", [])[-10:],
+            "recent_drill_ins": session.drill_ins()[-10:],
         }

@@ -89,6 +89,16 @@ class Current:
             self._full_tokens = count_tokens(numbered_text(self.lines, 1, len(self.lines)))
         return self._full_tokens
 
+    def know_full_tokens(self, count: int | None) -> None:
+        """A count made earlier of these same bytes (the session keeps one per file)."""
+        if count is not None:
+            self._full_tokens = count
+
+    @property
+    def counted_full_tokens(self) -> int | None:
+        """The count, if this read has needed it (None: not counted)."""
+        return self._full_tokens
+
     @property
     def symbols(self) -> Sequence[SymbolSlice] | None:
         """None when no parser handles the file (or parsing failed)."""

@@ -3,27 +3,29 @@
 Layout under the state dir (`<repo>/.symbolpack/`, `$SYMBOLPACK_DIR`, or
 `$XDG_STATE_HOME/symbolpack/<dir>-<hash>` for files in no repository):
 
-    sessions/<id>.json   one JSON document per session: each file's agent copy, stats
-    sessions/<id>.lock   flock target; held for a whole read-modify-write
-    commits/<intent>     "this answer was delivered whole" markers
-    objects/ab/cdef...   file versions the agent was shown, by sha256
+    sessions/<id>.lock       flock target; held for a whole read-modify-write
+    sessions/<id>/           the session: a small document and one record per file
+                             (`sessionstore.py`)
+    commits/<intent>         "this answer was delivered whole" markers
+    objects/ab/cdef...       file versions the agent was shown, by sha256
 
-Why one JSON per session and not a database: a session is small (a copy is a
-few runs of version hashes; contents live in `objects/`), it must be readable and
-repairable by hand, and a hook process should load it in a millisecond without
-importing anything heavy. Concurrency is handled by an exclusive `flock` around
-load-decide-save, and every write is temp file + fsync + atomic rename, so a
-reader never sees half a document and no update is lost.
+Why files and not a database: a record is small (a copy is a few runs of
+version hashes; contents live in `objects/`), it must be readable and
+repairable by hand, and a hook process should load one in a millisecond
+without importing anything heavy. Concurrency is handled by an exclusive
+`flock` around load-decide-save, and every write is temp file + fsync + atomic
+rename, so a reader never sees half a record and no update is lost. A read
+touches only its own file's record (see `sessionstore.py` for why).
 
 Crash safety: a read saves its new copy with the answered lines marked pending
 under an intent id *before* writing the answer, and commits (one marker file)
 after the answer is out. A process killed in between leaves the lines pending,
 which every later answer treats as unsure: a plain read of them.
 
-Faults fail open: a document that does not fit the format is moved aside,
-reported once on stderr, and replaced by an empty one (plain reads). Versions
-are checked against their hash on load; a missing or damaged one means "no
-record", never a wrong one.
+Faults fail open: a record or session document that does not fit is moved
+aside, reported once on stderr, and that answer is plain. Versions are checked
+against their hash on load; a missing or damaged one means "no record", never
+a wrong one.
 """
 
 from __future__ import annotations
@@ -37,30 +39,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterator
 
-from .agentcopy import AgentCopy
+from .sessionstore import Session, SessionDir, empty_meta, migrate_legacy
 from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir
 
-def _loads(raw: bytes):
-    import json
-
-    return json.loads(raw)
-
-
-def _dumps(data: dict) -> bytes:
-    import json
-
-    return json.dumps(data, separators=(",", ":")).encode()
-
-
-SESSION_VERSION = 2
 DEFAULT_MAX_ENTRIES = 10_000
 DEFAULT_TTL_SECONDS = 7 * 24 * 3600
 OBJECT_GC_GRACE_SECONDS = 15 * 60
-MAX_DRILL_INS = 500
 COMMIT_MARKER_TTL_SECONDS = 24 * 3600
 QUARANTINE_TTL_SECONDS = 7 * 24 * 3600
 AUTO_GC_INTERVAL_SECONDS = 6 * 3600
-SHARED_INTENT = ".pack"
 
 
 def _env_int(name: str, default: int) -> int:
@@ -85,108 +72,6 @@ class StoreLimits:
                    max(1, _env_int("SYMBOLPACK_TTL_SECONDS", DEFAULT_TTL_SECONDS)))
 
 
-def _empty_session(session_id: str, now: float) -> dict:
-    return {"v": SESSION_VERSION, "id": session_id, "created": now, "touched": now, "seq": 0,
-            "files": {}, "drill_ins": [],
-            "stats": {"reads": {}, "tokens": 0, "full_tokens": 0, "drill_ins": 0}}
-
-
-class Session:
-    """One loaded session document, with the operations reads and context packs need."""
-
-    def __init__(self, data: dict, limits: StoreLimits, now: float, degraded: bool = False,
-                 expired: bool = False, committed=None):
-        self.expired = expired  # the stored document had outlived its TTL and was reset
-        self.data = data
-        self.limits = limits
-        self.now = now
-        self.degraded = degraded  # the stored document was unreadable and was reset
-        self._committed = committed or (lambda intent: False)
-        self.settled_intents: list[str] = []  # markers to remove after the document is saved
-
-    @property
-    def id(self) -> str:
-        return self.data["id"]
-
-    def next_seq(self) -> int:
-        self.data["seq"] = int(self.data.get("seq", 0)) + 1
-        return self.data["seq"]
-
-    def new_intent(self, shared: bool = False) -> str:
-        """A unique id for one answer about to be written (see `Store.commit`).
-        *shared*: the answer covers several files (a context pack), so its commit
-        marker must outlive the first file that settles it."""
-        suffix = SHARED_INTENT if shared else ""
-        return f"{self.id[:40]}.{self.next_seq()}.{os.getpid():x}{time.monotonic_ns() & 0xffffff:x}{suffix}"
-
-    # -- the agent's copy of each file
-    def file_entry(self, path: str) -> dict | None:
-        entry = self.data["files"].get(path)
-        if entry is not None and self.now - entry.get("touched", 0) > self.limits.ttl_seconds:
-            del self.data["files"][path]  # expired on access
-            return None
-        return entry
-
-    def copy(self, path: str) -> AgentCopy:
-        """This file's copy, pending answers that have since been delivered settled.
-        A stored copy that does not decode is dropped with a warning (a gap-only
-        copy: the next read of any scope is plain)."""
-        entry = self.file_entry(path)
-        if entry is None:
-            return AgentCopy()
-        try:
-            copy = AgentCopy.from_json(entry.get("copy"))
-        except ValueError as exc:
-            _warn(f"session {self.id}: the record of {path} was malformed ({exc}); reading it plainly")
-            copy = AgentCopy(0)
-            self.set_copy(path, copy)
-            return copy
-        settled = copy.settled(self._committed)
-        if settled is not copy:
-            entry["copy"] = settled.to_json()
-            for intent, _a, _b in set(copy.pending) - set(settled.pending):
-                if not intent.endswith(SHARED_INTENT):
-                    self.settled_intents.append(intent)  # one file's answer: its marker is done once saved
-        return settled
-
-    def set_copy(self, path: str, copy: AgentCopy) -> None:
-        self.data["files"][path] = {"copy": copy.to_json(), "touched": self.now}
-
-    def drop_file(self, path: str) -> bool:
-        return self.data["files"].pop(path, None) is not None
-
-    # -- stats
-    def record_read(self, mode: str, tokens: int, full_tokens: int) -> None:
-        stats = self.data["stats"]
-        stats["reads"][mode] = stats["reads"].get(mode, 0) + 1
-        stats["tokens"] = stats.get("tokens", 0) + tokens
-        stats["full_tokens"] = stats.get("full_tokens", 0) + full_tokens
-
-    def record_drill_in(self, item: dict) -> None:
-        self.data["stats"]["drill_ins"] = self.data["stats"].get("drill_ins", 0) + 1
-        log = self.data.setdefault("drill_ins", [])
-        log.append({**item, "at": self.now})
-        del log[:-MAX_DRILL_INS]
-
-    def evict(self) -> None:
-        files = self.data["files"]
-        expired = [p for p, e in files.items() if self.now - e.get("touched", 0) > self.limits.ttl_seconds]
-        for p in expired:
-            del files[p]
-        excess = len(files) - self.limits.max_entries
-        if excess > 0:
-            for p in sorted(files, key=lambda p: files[p].get("touched", 0))[:excess]:
-                del files[p]
-
-    def referenced_objects(self) -> set[str]:
-        out: set[str] = set()
-        for entry in self.data["files"].values():
-            copy = entry.get("copy")
-            if isinstance(copy, list) and len(copy) == 4 and isinstance(copy[2], list):
-                out.update(s for s in copy[2] if isinstance(s, str))
-        return out
-
-
 class Store:
     """Sessions and baselines of one project."""
 
@@ -200,59 +85,48 @@ class Store:
 
     # -- sessions
     def session_path(self, session_id: str) -> Path:
-        return self.sessions_dir / f"{session_id}.json"
+        """The session's directory."""
+        return self.sessions_dir / session_id
+
+    def _legacy_path(self, session_id: str) -> Path:
+        return self.sessions_dir / f"{session_id}.json"  # the single document of format 2
 
     @contextlib.contextmanager
     def session(self, session_id: str, write: bool = True) -> Iterator[Session]:
-        """Lock, load (repairing a corrupt document), yield, and save atomically."""
+        """Lock, load (repairing what does not fit), yield, and save what changed."""
         with self._locked(session_id):
             now = time.time()
             session = self._load(session_id, now)
             yield session
             if write:
-                session.data["touched"] = now
-                session.evict()
-                self._write_json(self.session_path(session_id), session.data)
+                session.save()
                 for intent in session.settled_intents:  # only now is "settled" on record
                     self.discard_commit(intent)
 
     def _load(self, session_id: str, now: float) -> Session:
-        path = self.session_path(session_id)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return Session(_empty_session(session_id, now), self.limits, now, committed=self.committed)
-        except OSError as exc:
-            _warn(f"session {session_id} is unreadable ({exc.strerror}); starting it afresh")
-            return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                           committed=self.committed)
-        try:
-            data = _loads(raw)
-            if isinstance(data, dict) and data.get("v") == 1:
-                # the per-view format of earlier versions: nothing in it describes the
-                # agent's copy, so the session starts over (plain reads), quietly
-                return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                               committed=self.committed)
-            _validate(data, session_id)
-        except (ValueError, KeyError, TypeError) as exc:
-            kept = self._quarantine(path, now)
-            _warn(f"session {session_id} did not fit the session format ({exc}); it was moved aside"
-                  f"{' to ' + kept.name if kept else ''}; answering with plain reads")
-            return Session(_empty_session(session_id, now), self.limits, now, degraded=True,
-                           committed=self.committed)
-        if now - float(data.get("touched", 0)) > self.limits.ttl_seconds:
-            return Session(_empty_session(session_id, now), self.limits, now, expired=True,
-                           committed=self.committed)
-        return Session(data, self.limits, now, committed=self.committed)
+        where = SessionDir(self.sessions_dir, session_id)
 
-    def _quarantine(self, path: Path, now: float) -> Path | None:
-        """Keep a bad document for a human to look at (removed by gc after a week)."""
-        target = path.with_name(f"{path.name}.bad-{int(now)}")
-        try:
-            os.replace(path, target)
-            return target
-        except OSError:
-            return None
+        def fresh(**flags) -> Session:
+            return Session(where, empty_meta(session_id, now), self.limits, now, committed=self.committed, **flags)
+
+        legacy = self._legacy_path(session_id)
+        if os.path.lexists(legacy):
+            data, problem, reset = migrate_legacy(where, legacy, now)
+            if reset:
+                return fresh(degraded=True, fresh=True)
+            if data is None:
+                if problem:
+                    _warn(f"session {session_id} {problem}; answering with plain reads")
+                return fresh(degraded=True, fresh=True)
+        data, problem = where.read_meta(now)
+        if problem is not None:
+            _warn(f"session {session_id} {problem}; answering with plain reads")
+            return fresh(degraded=True)  # the file records stand: each is checked on its own
+        if data is None:
+            return fresh()
+        if now - float(data.get("touched", 0)) > self.limits.ttl_seconds:
+            return fresh(expired=True, fresh=True)
+        return Session(where, data, self.limits, now, committed=self.committed)
 
     @contextlib.contextmanager
     def _locked(self, session_id: str) -> Iterator[None]:
@@ -292,24 +166,31 @@ class Store:
         collect it after a day; removing it keeps `commits/` small)."""
         _unlink(self._commit_path(intent))
 
+    def session_ids(self) -> list[str]:
+        ids = set()
+        for entry in os.scandir(self.sessions_dir):
+            if entry.is_dir(follow_symlinks=False):
+                ids.add(entry.name)
+            elif entry.name.endswith(".json"):
+                ids.add(entry.name[:-5])  # a format-2 document, migrated on load
+        return sorted(ids)
+
     def list_sessions(self) -> list[dict]:
         out = []
-        for path in sorted(self.sessions_dir.glob("*.json")):
-            try:
-                data = _loads(path.read_bytes())
-                out.append({"id": data["id"], "touched": data.get("touched", 0), "files": len(data.get("files", {})),
+        for session_id in self.session_ids():
+            with self.session(session_id, write=False) as session:
+                if session.degraded:
+                    out.append({"id": session_id, "touched": 0, "files": 0, "stats": {}, "corrupt": True})
+                    continue
+                data = session.data
+                out.append({"id": session_id, "touched": data.get("touched", 0), "files": session.file_count(),
                             "stats": data.get("stats", {})})
-            except (OSError, ValueError, KeyError, TypeError):
-                out.append({"id": path.stem, "touched": 0, "files": 0, "stats": {}, "corrupt": True})
         return out
 
     def clear(self, session_id: str) -> bool:
         with self._locked(session_id):
-            try:
-                self.session_path(session_id).unlink()
-                return True
-            except FileNotFoundError:
-                return False
+            existed = _remove_tree(self.session_path(session_id))
+            return _unlink(self._legacy_path(session_id)) or existed
 
     def maybe_gc(self) -> None:
         """Collect now and then without anyone running `session gc`: at most once per
@@ -330,44 +211,59 @@ class Store:
             pass
 
     def gc(self) -> dict:
-        """Drop expired sessions, every baseline no session references, old commit
-        markers, quarantined documents and orphan lock files."""
+        """Drop expired sessions and records (TTL), records past the LRU bound,
+        every baseline no record references, old commit markers, quarantined
+        documents, orphan lock and temp files."""
         now = time.time()
         dropped_sessions = 0
         referenced: set[str] = set()
         live: set[str] = set()
-        for path in list(self.sessions_dir.glob("*.json")):
-            session_id = path.stem
+        for session_id in self.session_ids():
             with self._locked(session_id):
                 session = self._load(session_id, now)
-                if session.expired or session.degraded:
-                    path.unlink(missing_ok=True)
+                if session.expired or session.degraded or not session.where.exists():
+                    _remove_tree(session.where.path)
                     dropped_sessions += 1
                     continue
                 live.add(session_id)
-                before = len(session.data["files"])
-                session.evict()
-                if len(session.data["files"]) != before:
-                    self._write_json(path, session.data)
-                referenced |= session.referenced_objects()
+                records = session.all_records()
+                expired = [p for p, r in records.items() if now - r["touched"] > self.limits.ttl_seconds]
+                excess = len(records) - len(expired) - self.limits.max_entries
+                if excess > 0:
+                    kept = sorted((p for p in records if p not in expired), key=lambda p: records[p]["touched"])
+                    expired += kept[:excess]
+                for path in expired:
+                    session.drop_file(path)
+                    del records[path]
+                if expired:
+                    session.save()
+                for record in records.values():
+                    copy = record["copy"]
+                    if len(copy) == 4 and isinstance(copy[2], list):
+                        referenced.update(s for s in copy[2] if isinstance(s, str))
+                for leftover in _leftovers(session.where.path):
+                    if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in leftover.name
+                                   else OBJECT_GC_GRACE_SECONDS):
+                        _unlink(leftover)
         for lock in self.sessions_dir.glob("*.lock"):
             if lock.stem not in live and _older_than(lock, now, OBJECT_GC_GRACE_SECONDS):
                 _unlink(lock)
-        for bad in self.sessions_dir.glob("*.json.bad-*"):
-            if _older_than(bad, now, QUARANTINE_TTL_SECONDS):
-                _unlink(bad)
+        for leftover in _leftovers(self.sessions_dir):
+            if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in leftover.name
+                           else OBJECT_GC_GRACE_SECONDS):
+                _unlink(leftover)
         for marker in self.commits_dir.iterdir():
             if _older_than(marker, now, COMMIT_MARKER_TTL_SECONDS):
                 _unlink(marker)  # an intent still pending after this long reads as "unsure"
-        removed = kept = 0
+        removed = kept_objects = 0
         for obj in self.objects_dir.glob("*/*"):
             sha = obj.parent.name + obj.name
             if sha in referenced or not _older_than(obj, now, OBJECT_GC_GRACE_SECONDS):
-                kept += 1  # referenced, or may belong to a read that has not saved its session yet
+                kept_objects += 1  # referenced, or may belong to a read that has not saved its record yet
                 continue
             if _unlink(obj):
                 removed += 1
-        return {"sessions_removed": dropped_sessions, "objects_removed": removed, "objects_kept": kept}
+        return {"sessions_removed": dropped_sessions, "objects_removed": removed, "objects_kept": kept_objects}
 
     # -- objects
     def _object_path(self, sha: str) -> Path:
@@ -397,12 +293,32 @@ class Store:
         return data
 
     # -- atomic writes
-    def _write_json(self, path: Path, data: dict) -> None:
-        self._write_bytes(path, _dumps(data))
-
     @staticmethod
     def _write_bytes(path: Path, payload: bytes) -> None:
         atomic_write(path, payload, 0o600)
+
+
+def _leftovers(directory: Path):
+    """Quarantined documents and records (`*.bad-<time>`) and temp files a killed
+    write left behind (`.tmp-*`), in *directory* and its `files/`."""
+    for where in (directory, directory / "files"):
+        try:
+            entries = list(os.scandir(where))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_file(follow_symlinks=False) and (".bad-" in entry.name or entry.name.startswith(".tmp-")):
+                yield Path(entry.path)
+
+
+def _remove_tree(path: Path) -> bool:
+    """Remove a session directory (its records, then itself). True when it existed."""
+    import shutil
+
+    if not path.is_dir():
+        return False
+    shutil.rmtree(path, ignore_errors=True)
+    return True
 
 
 def _older_than(path: Path, now: float, seconds: float) -> bool:
@@ -418,41 +334,6 @@ def _unlink(path: Path) -> bool:
         return True
     except OSError:
         return False
-
-
-def _number(value) -> bool:
-    return type(value) in (int, float)
-
-
-def _validate(data, session_id: str) -> None:
-    """The whole document's shape, so that no read can trip over it later. Copies are
-    decoded (and a bad one dropped) when a read touches their file."""
-    if not isinstance(data, dict) or data.get("v") != SESSION_VERSION:
-        raise ValueError("unknown session format")
-    if data.get("id") != session_id:
-        raise ValueError("id does not match the file name")
-    for key in ("created", "touched"):
-        if not _number(data.get(key)):
-            raise TypeError(f"{key} is not a number")
-    if type(data.get("seq")) is not int:
-        raise TypeError("seq is not an integer")
-    files = data.get("files")
-    if not isinstance(files, dict):
-        raise TypeError("files is not an object")
-    for path, entry in files.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("copy"), list) or not _number(entry.get("touched")):
-            raise TypeError(f"the entry of {path[:60]!r} is malformed")
-    stats = data.get("stats")
-    if not isinstance(stats, dict) or not isinstance(stats.get("reads"), dict):
-        raise TypeError("stats is malformed")
-    if not all(type(v) is int for v in stats["reads"].values()):
-        raise TypeError("stats.reads is malformed")
-    for key in ("tokens", "full_tokens", "drill_ins"):
-        if type(stats.get(key)) is not int:
-            raise TypeError(f"stats.{key} is not an integer")
-    drill_ins = data.get("drill_ins")
-    if not isinstance(drill_ins, list) or not all(isinstance(d, dict) for d in drill_ins):
-        raise TypeError("drill_ins is malformed")
 
 
 def _warn(message: str) -> None:

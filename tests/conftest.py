@@ -41,3 +41,17 @@ def make_repo(tmp_path):
         return root
 
     return make
+
+
+def session_dir(root: Path, session_id: str) -> Path:
+    """Where the store keeps one session of the repository at *root* (sessionstore.py)."""
+    return root / ".symbolpack" / "sessions" / session_id
+
+
+def stored_files(root: Path, session_id: str) -> dict:
+    """The file records of one session as they are on disk, by path."""
+    import json
+
+    files = session_dir(root, session_id) / "files"
+    records = (json.loads(p.read_text()) for p in sorted(files.glob("*.json"))) if files.is_dir() else ()
+    return {r["path"]: r for r in records}

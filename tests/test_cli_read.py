@@ -144,7 +144,7 @@ def test_deleted_since_last_read_drops_the_view(repo):
 
 def test_corrupt_session_warns_reads_fully_and_is_repaired(repo):
     read_json(repo, "src/app.py")
-    session_file = repo / ".symbolpack" / "sessions" / "t1.json"
+    session_file = repo / ".symbolpack" / "sessions" / "t1" / "session.json"
     session_file.write_text("{not json")
     proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
     assert "warning" in proc.stderr and json.loads(proc.stdout)["mode"] == "full"
@@ -179,7 +179,7 @@ def test_store_is_private_and_ignored_by_git(repo):
 def test_symbolpack_dir_overrides_the_location(repo, tmp_path):
     elsewhere = tmp_path / "state"
     tldrs(repo, "read", "notes.txt", "--session-id", "t1", env={"SYMBOLPACK_DIR": str(elsewhere)}, check=True)
-    assert (elsewhere / "sessions" / "t1.json").exists()
+    assert (elsewhere / "sessions" / "t1" / "session.json").exists()
     assert not (repo / ".symbolpack" / "sessions").exists()
 
 
@@ -191,7 +191,7 @@ def test_gc_removes_unreferenced_baselines_and_expired_sessions(repo):
     # age everything past the grace window and make "old" expire
     for p in objects():
         os.utime(p, (1, 1))
-    old = repo / ".symbolpack" / "sessions" / "old.json"
+    old = repo / ".symbolpack" / "sessions" / "old" / "session.json"
     data = json.loads(old.read_text())
     data["touched"] = 1
     old.write_text(json.dumps(data))

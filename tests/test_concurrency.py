@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+from conftest import session_dir, stored_files
+
 
 def test_parallel_readers_lose_no_update(make_repo):
     files = {f"m{i}.txt": "".join(f"line {j} of {i}\n" for j in range(50)) for i in range(12)}
@@ -27,9 +29,9 @@ def test_parallel_readers_lose_no_update(make_repo):
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err.decode()
-    data = json.loads((root / ".symbolpack" / "sessions" / "shared.json").read_text())
+    data = json.loads((session_dir(root, "shared") / "session.json").read_text())
     assert sum(data["stats"]["reads"].values()) == 48  # every read counted: nothing lost
-    assert set(data["files"]) == set(files)  # every file's copy survived
+    assert set(stored_files(root, "shared")) == set(files)  # every file's copy survived
     reads = data["stats"]["reads"]
     # a read that meets another's answer not yet delivered (saved, not committed)
     # is plain, so a file can be read whole more than once while they race

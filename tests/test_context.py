@@ -22,7 +22,7 @@ from symbolpack.sources import split_text_lines
 from symbolpack.tokens import count_tokens
 from symbolpack.workspace import SymbolpackError, sha256_hex
 
-from conftest import git
+from conftest import git, stored_files
 
 SLICE_KEYS = {"id", "path", "kind", "signature", "lines", "code", "etag", "relevance"}
 TOP_KEYS = {"v", "base", "session_id", "budget_used", "slices", "unchanged", "diffs", "cache_stats", "text"}
@@ -325,7 +325,7 @@ def test_no_delta_neither_reads_nor_writes_the_session(shop):
     edit(shop, "cart.py", "return cart.subtotal() * 2", "return cart.subtotal() * 3")
     result = diff_context(ws, session_id="nd", delta=False)
     assert result["session_id"] is None
-    assert not (ws.store.sessions_dir / "nd.json").exists()
+    assert not (ws.store.sessions_dir / "nd").exists()
     diff_context(ws, session_id="nd")
     again = diff_context(ws, session_id="nd", delta=False)
     assert again["unchanged"] == [] and again["cache_stats"]["hits"] == 0
@@ -433,15 +433,14 @@ def test_cli_rename_with_edits_is_stated_and_drops_the_old_path_from_the_session
     forgets a.py, so a later a.py is never answered from the renamed file's record."""
     root = make_repo({"a.py": "def total(xs):\n    return sum(xs)\n\n\ndef other():\n    return 0\n"})
     tldrs(root, "read", "a.py", "--session-id", "s")
-    doc = root / ".symbolpack" / "sessions" / "s.json"
-    assert "a.py" in json.loads(doc.read_text())["files"]
+    assert "a.py" in stored_files(root, "s")
     git(root, "mv", "a.py", "b.py")
     edit(root, "b.py", "return sum(xs)", "return sum(xs) * 2")
     result = json.loads(tldrs(root, "diff-context", "--session-id", "s", "--format", "json", "--with-text").stdout)
     assert "renamed a.py -> b.py" in result["text"]
     assert by_id(result)["b.py:python:total"]["relevance"] == "contains_diff"
     assert_every_change_visible(result, root)
-    assert "a.py" not in json.loads(doc.read_text())["files"]
+    assert "a.py" not in stored_files(root, "s")
 
 
 def test_two_commits_read_from_git_objects(shop):

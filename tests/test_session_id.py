@@ -104,7 +104,7 @@ def test_agent_reads_share_a_session_and_two_agents_do_not(fake_claude, make_rep
     assert modes == ["full", "unchanged"]
     modes = [json.loads(line)["mode"] for line in run_agent([fake_claude, *read], cwd=repo)]
     assert modes == ["full", "unchanged"]  # a new conversation starts from nothing
-    sessions = sorted(p.stem for p in (repo / ".symbolpack" / "sessions").glob("*.json"))
+    sessions = sorted(p.parent.name for p in (repo / ".symbolpack" / "sessions").glob("*/session.json"))
     assert len(sessions) == 2 and all(s.startswith("agent-claude-") for s in sessions)
 
 
@@ -188,7 +188,7 @@ def test_diff_context_without_a_session_is_no_delta(make_repo):
     result = json.loads(out)
     assert result["session_id"] is None and result["unchanged"] == []
     assert [s["id"] for s in result["slices"]] == ["m.py:python:f"]
-    assert not list((repo / ".symbolpack").glob("sessions/*.json"))
+    assert not list((repo / ".symbolpack").glob("sessions/*/session.json"))
 
 
 def test_read_without_a_session_is_a_plain_read_that_records_nothing(make_repo):
@@ -204,7 +204,7 @@ def test_read_without_a_session_is_a_plain_read_that_records_nothing(make_repo):
     results = [line.split(" ", 1) for line in detached(scenario, cwd=repo).splitlines()]
     assert [code for code, _ in results] == ["0", "0"], results
     assert [json.loads(out)["mode"] for _, out in results] == ["full", "full"]  # never "unchanged"
-    assert not list((repo / ".symbolpack").glob("sessions/*.json"))
+    assert not list((repo / ".symbolpack").glob("sessions/*/session.json"))
 
 
 # --------------------------------------------------------------------------- terminals

@@ -47,7 +47,7 @@ def test_a_read_outside_any_repository_keeps_state_in_the_user_state_dir(tmp_pat
     assert "     1\tline 1" in proc.stdout
     assert not (outside / ".symbolpack").exists() and not (cwd / ".symbolpack").exists()
     [state] = (xdg / "symbolpack").iterdir()
-    assert state.name.startswith("etc-") and (state / "sessions" / "s1.json").is_file()
+    assert state.name.startswith("etc-") and (state / "sessions" / "s1" / "session.json").is_file()
     assert oct(state.stat().st_mode & 0o777) == "0o700"
     assert not files_under(home)
     # the same directory finds the same state: the re-read is unchanged
@@ -65,7 +65,7 @@ def test_without_xdg_state_home_state_goes_to_home_local_state(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert not (work / ".symbolpack").exists()
     [state] = (home / ".local" / "state" / "symbolpack").iterdir()
-    assert (state / "sessions" / "s1.json").is_file()
+    assert (state / "sessions" / "s1" / "session.json").is_file()
 
 
 def test_inside_a_repository_state_stays_in_the_repository(make_repo, tmp_path):
@@ -73,7 +73,7 @@ def test_inside_a_repository_state_stays_in_the_repository(make_repo, tmp_path):
     xdg = tmp_path / "xdg-unused"
     proc = tldrs(repo, "read", "notes.txt", "--session-id", "s1", XDG_STATE_HOME=str(xdg))
     assert proc.returncode == 0, proc.stderr
-    assert (repo / ".symbolpack" / "sessions" / "s1.json").is_file()
+    assert (repo / ".symbolpack" / "sessions" / "s1" / "session.json").is_file()
     assert not xdg.exists()
     assert state_dir(repo, create=False) == repo / ".symbolpack"
     sub = repo / "pkg"

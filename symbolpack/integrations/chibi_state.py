@@ -183,7 +183,7 @@ def forget_context(home: str, context: str) -> None:
         store = ws.store_or_none()
         if store is not None:
             with store.session(old) as session:
-                session.data["files"] = {}
+                session.drop_all_files()
     finally:
         ws.close()
 

@@ -488,8 +488,7 @@ def session_start(payload, after: list) -> dict | None:
     ws = _workspace(hook_root(payload))
     try:
         with ws.store.session(session_id) as session:
-            had = bool(session.data.get("files"))
-            session.data["files"] = {}
+            had = session.drop_all_files()
             session.data.pop(STATE_KEY, None)
     finally:
         ws.close()

@@ -26,6 +26,8 @@ from symbolpack.integrations import chibi
 from symbolpack.integrations.chibi_install import BACKUP_SUFFIX, MANIFEST, doctor_report
 from symbolpack.integrations.chibi_lang import plugin_languages
 
+from conftest import stored_files
+
 
 PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]
 
@@ -268,8 +270,7 @@ def test_clear_and_compaction_drop_the_context_copies(installed, hook, payload):
     assert c.read("big.py").startswith("[UNCHANGED]")
     assert c.hook(hook, payload) == {}
     assert chibi.session_for(str(c.home), "dev") != old  # copies kept in other projects are never used again
-    doc = json.loads((c.root / ".symbolpack" / "sessions" / f"{old}.json").read_text())
-    assert doc["files"] == {}
+    assert stored_files(c.root, old) == {}
     assert c.read("big.py").startswith("[SKELETON]")
     c.turn("other")
     assert c.hook(hook, {**payload, "context_name": "other"}) == {}

@@ -14,6 +14,8 @@ import pytest
 import symbolpack
 from symbolpack.integrations import claude
 
+from conftest import stored_files
+
 PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]
 
 
@@ -49,7 +51,7 @@ def tldrs(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 def session_doc(root: Path, agent: "Agent") -> dict:
     sid = claude.session_id_for({"session_id": agent.session_id})
-    return json.loads((root / ".symbolpack" / "sessions" / f"{sid}.json").read_text())
+    return {"files": stored_files(root, sid)}
 
 
 def decision(stdout: str) -> dict | None:
@@ -471,7 +473,7 @@ def test_a_broken_store_never_breaks_the_tool_call(repo):
     agent = Agent(repo)
     agent.read("app.py")
     sessions = repo / ".symbolpack" / "sessions"
-    for doc in sessions.glob("*.json"):
+    for doc in sessions.rglob("*.json"):  # the session document and every file record
         doc.write_text("{broken")
     rc, out, _ = run_hook("claude-pre-read", agent._payload("PreToolUse", "Read", {"file_path": str(repo / "app.py")}),
                           repo)
