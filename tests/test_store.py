@@ -7,68 +7,136 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
+from pathlib import Path
 
 import pytest
 
 from symbolpack.agentcopy import AgentCopy
 from symbolpack.operations import Workspace, read_file
+from symbolpack.sessionstore import record_key
 from symbolpack.store import AUTO_GC_INTERVAL_SECONDS, COMMIT_MARKER_TTL_SECONDS, Store
+
+from conftest import session_dir, stored_files
 
 from test_cli_read import read_json, repo, tldrs  # noqa: F401  (fixture)
 
 
-def _session_doc(root) -> dict:
-    return json.loads((root / ".symbolpack" / "sessions" / "t1.json").read_text())
+def _meta(root) -> Path:
+    return session_dir(root, "t1") / "session.json"
 
 
-def _write_doc(root, doc) -> None:
-    (root / ".symbolpack" / "sessions" / "t1.json").write_text(json.dumps(doc))
+def _record(root, rel: str) -> Path:
+    return session_dir(root, "t1") / "files" / f"{record_key(rel)}.json"
 
 
 @pytest.mark.parametrize("damage", [
     lambda d: d.update(stats={}),
     lambda d: d.update(touched="yesterday"),
-    lambda d: d.update(files=["src/app.py"]),
-    lambda d: d["files"]["src/app.py"].update(touched="x"),
-    lambda d: d.update(drill_ins="none"),
     lambda d: d["stats"].update(reads={"full": "1"}),
     lambda d: d.update(id="someone-else"),
-], ids=["stats-empty", "touched-string", "files-list", "entry-touched", "drill-ins-string", "reads-string", "id"])
-def test_a_wrong_shaped_document_is_set_aside_once_and_reads_go_on(repo, damage):
+    lambda d: d.update(seq="1"),
+], ids=["stats-empty", "touched-string", "reads-string", "id", "seq-string"])
+def test_a_wrong_shaped_session_document_is_set_aside_once_and_reads_go_on(repo, damage):
+    (repo / "long.txt").write_text("".join(f"line {n} of a longer text file\n" for n in range(60)))
     read_json(repo, "src/app.py")
-    doc = _session_doc(repo)
+    read_json(repo, "long.txt")
+    doc = json.loads(_meta(repo).read_text())
     damage(doc)
-    _write_doc(repo, doc)
+    _meta(repo).write_text(json.dumps(doc))
     proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
-    assert json.loads(proc.stdout)["mode"] == "full"  # plain: nothing on record can be trusted
+    assert json.loads(proc.stdout)["mode"] == "full"  # plain: the session's own fields are in doubt
     assert proc.stderr.count("warning") == 1 and "moved aside" in proc.stderr and "Traceback" not in proc.stderr
-    kept = list((repo / ".symbolpack" / "sessions").glob("t1.json.bad-*"))
+    kept = list(session_dir(repo, "t1").glob("session.json.bad-*"))
     assert len(kept) == 1  # quarantined for a human to look at
     again = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
     assert json.loads(again.stdout)["mode"] == "unchanged" and again.stderr == ""  # working again, warned once
+    assert read_json(repo, "long.txt")["mode"] == "unchanged"  # the file records stood
 
 
 @pytest.mark.parametrize("copy", [["abc"], [5, [[1, 2, 0, None]], [], []], [10, [[3, 1, 0, None]], ["a" * 64], []],
                                   [10, [[1, 2, 0, None]], ["a" * 64], [["i", 4, 1]]]],
                          ids=["list-of-string", "version-index", "reversed-run", "reversed-pending"])
-def test_a_malformed_file_record_is_dropped_with_a_warning_and_read_plainly(repo, copy):
+def test_a_malformed_file_record_is_set_aside_alone_and_read_plainly(repo, copy):
     (repo / "long.txt").write_text("".join(f"line {n} of a longer text file\n" for n in range(60)))
     read_json(repo, "src/app.py")
     read_json(repo, "long.txt")
-    doc = _session_doc(repo)
-    doc["files"]["src/app.py"]["copy"] = copy
-    _write_doc(repo, doc)
+    record = json.loads(_record(repo, "src/app.py").read_text())
+    record["copy"] = copy
+    _record(repo, "src/app.py").write_text(json.dumps(record))
     proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
     assert json.loads(proc.stdout)["mode"] == "full"
     assert "src/app.py was malformed" in proc.stderr and proc.stderr.count("\n") == 1
+    assert len(list(_record(repo, "src/app.py").parent.glob("*.bad-*"))) == 1  # that record, kept aside
     assert read_json(repo, "long.txt")["mode"] == "unchanged"  # the rest of the session is intact
     assert read_json(repo, "src/app.py")["mode"] == "unchanged"
 
 
+@pytest.mark.parametrize("damage", [
+    lambda r: r.update(touched="x"),
+    lambda r: r.update(path="elsewhere.py"),
+    lambda r: r.pop("copy"),
+    lambda r: "{not json",
+], ids=["touched-string", "other-path", "no-copy", "not-json"])
+def test_a_record_that_does_not_fit_loses_no_other_record(repo, damage):
+    (repo / "long.txt").write_text("".join(f"line {n} of a longer text file\n" for n in range(60)))
+    read_json(repo, "src/app.py")
+    read_json(repo, "long.txt")
+    record = json.loads(_record(repo, "long.txt").read_text())
+    changed = damage(record)
+    _record(repo, "long.txt").write_text(changed if isinstance(changed, str) else json.dumps(record))
+    proc = tldrs(repo, "read", "long.txt", "--session-id", "t1", "--format", "json", check=True)
+    assert json.loads(proc.stdout)["mode"] == "full" and proc.stderr.count("warning") == 1
+    assert "long.txt was malformed" in proc.stderr and "Traceback" not in proc.stderr
+    assert read_json(repo, "src/app.py")["mode"] == "unchanged"
+    assert read_json(repo, "long.txt")["mode"] == "unchanged"
+
+
+def _legacy_doc(root) -> dict:
+    """A format-2 session (one document holding every file), as the previous version wrote it."""
+    (root / "long.txt").write_text("".join(f"line {n} of a longer text file\n" for n in range(60)))
+    read_json(root, "src/app.py")
+    read_json(root, "long.txt")
+    records = stored_files(root, "t1")
+    meta = json.loads(_meta(root).read_text())
+    shutil.rmtree(session_dir(root, "t1"))
+    return {**meta, "v": 2, "files": {p: {"copy": r["copy"], "touched": r["touched"]} for p, r in records.items()},
+            "drill_ins": [{"path": "src/app.py", "symbol": "f", "at": 1.0}]}
+
+
+def test_a_single_document_session_is_carried_over(repo):
+    doc = _legacy_doc(repo)
+    (repo / ".symbolpack" / "sessions" / "t1.json").write_text(json.dumps(doc))
+    proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
+    assert json.loads(proc.stdout)["mode"] == "unchanged" and proc.stderr == ""
+    assert read_json(repo, "long.txt")["mode"] == "unchanged"
+    assert not (repo / ".symbolpack" / "sessions" / "t1.json").exists()
+    assert set(stored_files(repo, "t1")) == {"src/app.py", "long.txt"}
+    status = json.loads(tldrs(repo, "session", "status", "--session-id", "t1", "--json", check=True).stdout)
+    assert status["reads"] == 4 and status["recent_drill_ins"][0]["symbol"] == "f"
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d.update(files=["src/app.py"]),
+    lambda d: d["files"]["src/app.py"].update(touched="x"),
+    lambda d: d.update(drill_ins="none"),
+], ids=["files-list", "entry-touched", "drill-ins-string"])
+def test_a_wrong_shaped_single_document_is_set_aside_once(repo, damage):
+    doc = _legacy_doc(repo)
+    damage(doc)
+    (repo / ".symbolpack" / "sessions" / "t1.json").write_text(json.dumps(doc))
+    proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
+    assert json.loads(proc.stdout)["mode"] == "full"
+    assert proc.stderr.count("warning") == 1 and "moved aside" in proc.stderr
+    assert len(list((repo / ".symbolpack" / "sessions").glob("t1.json.bad-*"))) == 1
+    again = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
+    assert json.loads(again.stdout)["mode"] == "unchanged" and again.stderr == ""
+
+
 def test_an_earlier_format_starts_over_quietly(repo):
     read_json(repo, "src/app.py")
-    _write_doc(repo, {"v": 1, "id": "t1", "files": {}, "stats": {}})
+    (repo / ".symbolpack" / "sessions" / "t1.json").write_text(json.dumps({"v": 1, "id": "t1", "files": {}, "stats": {}}))
     proc = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--format", "json", check=True)
     assert json.loads(proc.stdout)["mode"] == "full" and proc.stderr == ""
 
@@ -97,7 +165,7 @@ def test_gc_collects_old_markers_quarantine_and_orphan_locks(repo):
     marker.write_bytes(b"")
     orphan = state / "sessions" / "gone.lock"
     orphan.write_bytes(b"")
-    bad = state / "sessions" / "t1.json.bad-1"
+    bad = state / "sessions" / "t1" / "session.json.bad-1"
     bad.write_bytes(b"{}")
     for p in (marker, orphan, bad):
         os.utime(p, (old, old))
