@@ -110,8 +110,9 @@ def cmd_search(args) -> int:
 
 def _workspace(path=None):
     from .operations import Workspace
+    from .workspace import project_root_dir
 
-    return Workspace(_root_for(path or Path(os.getcwd())))
+    return Workspace(project_root_dir(path or os.getcwd()))
 
 
 def _session_id(args) -> str | None:
@@ -129,8 +130,9 @@ def cmd_read(args) -> int:
     from .operations import read_file
     from .read import ReadPolicy
 
-    path = Path(args.path)
-    ws = _workspace(path.absolute().parent if path.absolute().parent.exists() else None)
+    path = args.path
+    parent = os.path.dirname(os.path.join(os.getcwd(), path))  # no pathlib on the read path
+    ws = _workspace(parent if os.path.exists(parent) else None)
     session_id = _session_id(args)
     if args.elide_min_lines < 1:
         raise _user_error("--elide-min-lines must be at least 1")

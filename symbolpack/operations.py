@@ -8,7 +8,7 @@ together — the file (`sources`), its symbols (`index`), the session
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from .read import (
     Current,
@@ -21,7 +21,11 @@ from .read import (
 from .agentcopy import AgentCopy
 from .sources import Source, load_source, split_text_lines
 from .tokens import count_tokens
-from .workspace import SymbolpackError, project_root
+from .workspace import SymbolpackError, project_root_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class ReadResult:
@@ -44,12 +48,23 @@ class ReadResult:
 
 
 class Workspace:
-    """One project: its root, its parse index and its session store (opened lazily)."""
+    """One project: its root, its parse index and its session store (opened lazily).
+    `root_dir` is the root as a str; `root`, the same as a Path, is built on first
+    use (a read never needs pathlib, ~4 ms per process)."""
 
-    def __init__(self, root: Path | None = None):
-        self.root = (root or project_root()).resolve()
+    def __init__(self, root: str | os.PathLike | None = None):
+        self.root_dir = os.path.realpath(root) if root else project_root_dir()
+        self._root = None
         self._index = None
         self._store = None
+
+    @property
+    def root(self) -> Path:
+        if self._root is None:
+            from pathlib import Path
+
+            self._root = Path(self.root_dir)
+        return self._root
 
     @property
     def index(self):
@@ -64,7 +79,7 @@ class Workspace:
         if self._store is None:
             from .store import Store
 
-            self._store = Store(self.root)
+            self._store = Store(self.root_dir)
         return self._store
 
     def store_or_none(self):
@@ -110,7 +125,7 @@ def _passthrough(source: Source) -> dict:
 
 def read_file(
     ws: Workspace,
-    path: str | Path,
+    path: str | os.PathLike,
     session_id: str | None,
     offset: int | None = None,
     limit: int | None = None,
@@ -127,13 +142,13 @@ def read_file(
     ``confirm=False`` and call ``result.commit()`` after the write. Without a session
     (None, or `record=False`) or without a usable state dir, the answer is a plain
     read of the scope and nothing is stored."""
-    target = Path(path)
-    if not target.is_absolute():
-        target = Path.cwd() / target
+    target = os.fspath(path)
+    if not os.path.isabs(target):
+        target = os.path.join(os.getcwd(), target)
     try:
-        source = load_source(target, ws.root)
+        source = load_source(target, ws.root_dir)
     except SymbolpackError:
-        if session_id is not None and record and not target.exists() and not target.is_symlink():
+        if session_id is not None and record and not os.path.lexists(target):
             _forget_deleted(ws, target, session_id)
         raise
     if source.passthrough:
@@ -231,25 +246,26 @@ def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, 
     session.set_copy(rel, copy)
 
 
-def _forget_deleted(ws: Workspace, target: Path, session_id: str) -> None:
+def _forget_deleted(ws: Workspace, target: str, session_id: str) -> None:
     """A file this session read is gone: drop its copy and say so plainly."""
     from .workspace import display_path
 
     store = ws.store_or_none()
     if store is None:
         return
-    rel = display_path(target.resolve(), ws.root)
+    rel = display_path(os.path.realpath(target), ws.root_dir)
     with store.session(session_id) as session:
         had_copy = session.drop_file(rel)
     if had_copy:
         raise SymbolpackError(f"{rel} was deleted since your last read; your copy of it is dropped")
 
 
-def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None = None,
+def refresh(ws: Workspace, path: str | os.PathLike, session_id: str, offset: int | None = None,
             limit: int | None = None) -> str:
     """The agent lost those lines: remove them from its copy, whatever answer they
     came from, so the next read of them is plain."""
-    source = load_source(Path(path).absolute(), ws.root)
+    target = os.fspath(path)
+    source = load_source(target if os.path.isabs(target) else os.path.join(os.getcwd(), target), ws.root_dir)
     if source.passthrough:
         return f"{source.rel}: not tracked ({source.passthrough})"
     lines = split_text_lines(source.text)

@@ -34,7 +34,9 @@ import sys
 
 from .workspace import SymbolpackError
 
-VALID_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+# [A-Za-z0-9._-]{1,128}, checked without a regex: patterns compile in every process,
+# and only the process ladder below needs one
+_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 MAX_ANCESTORS = 64
 
@@ -58,14 +60,14 @@ AGENT_COMMANDS = {
     "kiro-cli": "kiro-cli",
 }
 # Programs that run an agent's script: `node /usr/local/bin/claude`.
-_INTERPRETER = re.compile(r"(node|nodejs|bun|deno|python[0-9.]*|pypy[0-9.]*|ruby|perl|sh|bash|dash|zsh)")
+_INTERPRETER = r"(node|nodejs|bun|deno|python[0-9.]*|pypy[0-9.]*|ruby|perl|sh|bash|dash|zsh)"
 # Entry-point names too generic to say which agent: look at the script's directories.
 _GENERIC_SCRIPTS = {"index", "cli", "main", "entry", "run"}
-_SCRIPT_SUFFIX = re.compile(r"\.(js|mjs|cjs|ts|py|rb|sh|exe)$")
+_SCRIPT_SUFFIX = r"\.(js|mjs|cjs|ts|py|rb|sh|exe)$"
 
 
 def validate_session_id(value: str) -> str:
-    if not VALID_ID.fullmatch(value) or value in (".", ".."):
+    if not 0 < len(value) <= 128 or not _ID_CHARS.issuperset(value) or value in (".", ".."):
         raise SymbolpackError(
             f"invalid session id {value[:40]!r}: use 1-128 characters from A-Z a-z 0-9 . _ -")
     return value
@@ -100,7 +102,7 @@ def agent_name(comm: str, argv: list[str]) -> str | None:
     first = _stem(argv[0])
     if first in AGENT_COMMANDS:
         return AGENT_COMMANDS[first]
-    if not _INTERPRETER.fullmatch(first):
+    if not re.fullmatch(_INTERPRETER, first):
         return None
     script = next((a for a in argv[1:] if not a.startswith("-") and a != "run"), None)
     if script is None:
@@ -117,7 +119,7 @@ def agent_name(comm: str, argv: list[str]) -> str | None:
 
 def _stem(arg: str) -> str:
     base = arg.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return _SCRIPT_SUFFIX.sub("", base)
+    return re.sub(_SCRIPT_SUFFIX, "", base)
 
 
 def _agent_session_id(procs) -> str | None:

@@ -46,7 +46,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 
 from .agentcopy import AgentCopy
 from .workspace import atomic_write, ensure_private_dir, sha256_hex
@@ -94,16 +93,19 @@ class SessionDir:
 
     __slots__ = ("path", "files", "session_id")
 
-    def __init__(self, sessions_dir: Path, session_id: str):
+    def __init__(self, sessions_dir: str, session_id: str):
         self.session_id = session_id
-        self.path = sessions_dir / session_id
-        self.files = self.path / FILES_DIR
+        self.path = os.path.join(sessions_dir, session_id)
+        self.files = os.path.join(self.path, FILES_DIR)
 
-    def record_path(self, rel: str) -> Path:
-        return self.files / f"{record_key(rel)}.json"
+    def record_path(self, rel: str) -> str:
+        return os.path.join(self.files, f"{record_key(rel)}.json")
+
+    def file(self, name: str) -> str:
+        return os.path.join(self.path, name)
 
     def exists(self) -> bool:
-        return self.path.is_dir()
+        return os.path.isdir(self.path)
 
     def ensure(self) -> None:
         ensure_private_dir(self.path)  # each level 0700 (mkdir's parents get the umask's mode)
@@ -112,9 +114,9 @@ class SessionDir:
     def read_meta(self, now: float) -> tuple[dict | None, str | None]:
         """(document, None), (None, None) when there is none, or (None, why) when it
         did not fit and was moved aside."""
-        path = self.path / META_NAME
+        path = self.file(META_NAME)
         try:
-            raw = path.read_bytes()
+            raw = read_bytes(path)
         except FileNotFoundError:
             return None, None
         except OSError as exc:
@@ -124,29 +126,29 @@ class SessionDir:
             validate_meta(data, self.session_id)
         except (ValueError, KeyError, TypeError) as exc:
             kept = quarantine(path, now)
-            return None, f"did not fit the session format ({exc}); it was moved aside{' to ' + kept.name if kept else ''}"
+            return None, f"did not fit the session format ({exc}); it was moved aside{' to ' + os.path.basename(kept) if kept else ''}"
         return data, None
 
-    def read_record(self, rel: str, now: float) -> tuple[dict | None, str | None]:
-        """(record, None), (None, None) when there is none, or (None, why) when it did
-        not fit (then it was moved aside)."""
+    def read_record(self, rel: str, now: float) -> tuple[dict | None, AgentCopy | None, str | None]:
+        """(record, its copy decoded, None), (None, None, None) when there is none, or
+        (None, None, why) when it did not fit (then it was moved aside)."""
         path = self.record_path(rel)
         try:
-            raw = path.read_bytes()
+            raw = read_bytes(path)
         except FileNotFoundError:
-            return None, None
+            return None, None, None
         except OSError as exc:
-            return None, f"is unreadable ({exc.strerror})"
+            return None, None, f"is unreadable ({exc.strerror})"
         try:
             record = loads(raw)
             validate_record(record, rel)
-            AgentCopy.from_json(record["copy"])
+            copy = AgentCopy.from_json(record["copy"])
         except (ValueError, KeyError, TypeError) as exc:
             quarantine(path, now)
-            return None, f"{exc}; it was moved aside"
-        return record, None
+            return None, None, f"{exc}; it was moved aside"
+        return record, copy, None
 
-    def write(self, path: Path, data) -> None:
+    def write(self, path: str, data) -> None:
         atomic_write(path, dumps(data), 0o600)
 
     def record_names(self) -> list[str]:
@@ -171,6 +173,7 @@ class Session:
         self._committed = committed or (lambda intent: False)
         self.settled_intents: list[str] = []  # markers to remove after the records are saved
         self._records: dict[str, dict | None] = {}  # path -> record (None: none on disk)
+        self._copies: dict[str, AgentCopy] = {}  # path -> its record's copy, decoded once
         self._on_disk: set[str] = set()  # paths whose record existed when loaded
         self._dirty: set[str] = set()
         self._drill_ins: list | None = None
@@ -198,13 +201,16 @@ class Session:
             return self._records[path]
         record = None
         if not self._drop_all:
-            record, problem = self.where.read_record(path, self.now)
+            record, copy, problem = self.where.read_record(path, self.now)
             if problem is not None:
                 warn(f"session {self.id}: the record of {path} was malformed ({problem}); reading it plainly")
-                record = {"path": path, "copy": AgentCopy(0).to_json(), "touched": self.now}
+                copy = AgentCopy(0)
+                record = {"path": path, "copy": copy.to_json(), "touched": self.now}
                 self._dirty.add(path)
             elif record is not None:
                 self._on_disk.add(path)
+            if copy is not None:
+                self._copies[path] = copy
         self._records[path] = record
         return record
 
@@ -222,10 +228,11 @@ class Session:
         entry = self.file_entry(path)
         if entry is None:
             return AgentCopy()
-        copy = AgentCopy.from_json(entry["copy"])  # checked when the record was loaded
+        copy = self._copies[path]
         settled = copy.settled(self._committed)
         if settled is not copy:
             entry["copy"] = settled.to_json()
+            self._copies[path] = settled
             self._dirty.add(path)
             for intent, _a, _b in set(copy.pending) - set(settled.pending):
                 if not intent.endswith(SHARED_INTENT):
@@ -238,6 +245,7 @@ class Session:
         if old is not None and "tokens" in old:
             record["tokens"] = old["tokens"]
         self._records[path] = record
+        self._copies[path] = copy
         self._dirty.add(path)
 
     def full_tokens(self, path: str, sha: str) -> int | None:
@@ -258,6 +266,7 @@ class Session:
     def drop_file(self, path: str) -> bool:
         had = self._record(path) is not None
         self._records[path] = None
+        self._copies.pop(path, None)
         self._dirty.add(path)
         return had
 
@@ -267,6 +276,7 @@ class Session:
             not self._drop_all and bool(self.where.record_names()))
         self._drop_all = True
         self._records = {p: None for p in self._records}
+        self._copies.clear()
         self._dirty = set(self._records)
         return had
 
@@ -293,7 +303,7 @@ class Session:
         if self._drill_ins is None:
             self._drill_ins = []
             try:
-                log = loads((self.where.path / DRILL_INS_NAME).read_bytes())
+                log = loads(read_bytes(self.where.file(DRILL_INS_NAME)))
                 if isinstance(log, list) and all(isinstance(d, dict) for d in log):
                     self._drill_ins = log
             except (OSError, ValueError):
@@ -315,7 +325,7 @@ class Session:
         where.ensure()
         if self._drop_all:
             for name in where.record_names():
-                unlink(where.files / name)
+                unlink(os.path.join(where.files, name))
         added = False
         for path in self._dirty:
             record = self._records.get(path)
@@ -331,10 +341,10 @@ class Session:
         if added:
             self.keep_lru()
         if self._drill_ins_dirty:
-            where.write(where.path / DRILL_INS_NAME, self._drill_ins)
+            where.write(where.file(DRILL_INS_NAME), self._drill_ins)
             self._drill_ins_dirty = False
         self.data["touched"] = self.now
-        where.write(where.path / META_NAME, self.data)
+        where.write(where.file(META_NAME), self.data)
 
     def keep_lru(self) -> None:
         """At most `max_entries` records: past it, the least recently written go."""
@@ -346,21 +356,21 @@ class Session:
         aged = []
         for name in names:
             try:
-                aged.append((os.stat(self.where.files / name).st_mtime_ns, name))
+                aged.append((os.stat(os.path.join(self.where.files, name)).st_mtime_ns, name))
             except OSError:
                 pass
         for _mtime, name in sorted(aged)[:excess]:
             if name not in keep:  # this read's own records stay, whatever their clock says
-                unlink(self.where.files / name)
+                unlink(os.path.join(self.where.files, name))
 
     def all_records(self) -> dict[str, dict]:
         """Every valid record of this session, by path (collection and inspection;
         reads never need this). A record that does not fit is moved aside."""
         out: dict[str, dict] = {}
         for name in self.where.record_names():
-            path = self.where.files / name
+            path = os.path.join(self.where.files, name)
             try:
-                record = loads(path.read_bytes())
+                record = loads(read_bytes(path))
                 validate_record(record, None)
                 AgentCopy.from_json(record["copy"])
             except FileNotFoundError:
@@ -375,12 +385,12 @@ class Session:
         return out
 
 
-def migrate_legacy(where: SessionDir, legacy: Path, now: float) -> tuple[dict | None, str | None, bool]:
+def migrate_legacy(where: SessionDir, legacy: str, now: float) -> tuple[dict | None, str | None, bool]:
     """Carry a single-document session (v2) over into records. Returns (document,
     warning, quiet_reset): the new session document, or None with why (then the
     old document was moved aside) or quiet_reset for the v1 format."""
     try:
-        raw = legacy.read_bytes()
+        raw = read_bytes(legacy)
     except FileNotFoundError:
         return None, None, False
     except OSError as exc:
@@ -394,15 +404,15 @@ def migrate_legacy(where: SessionDir, legacy: Path, now: float) -> tuple[dict | 
     except (ValueError, KeyError, TypeError) as exc:
         kept = quarantine(legacy, now)
         return None, (f"did not fit the session format ({exc}); it was moved aside"
-                      f"{' to ' + kept.name if kept else ''}"), False
+                      f"{' to ' + os.path.basename(kept) if kept else ''}"), False
     where.ensure()
     for path, entry in data["files"].items():
         where.write(where.record_path(path), {"path": path, "touched": entry["touched"], "copy": entry["copy"]})
     if data["drill_ins"]:
-        where.write(where.path / DRILL_INS_NAME, data["drill_ins"][-MAX_DRILL_INS:])
+        where.write(where.file(DRILL_INS_NAME), data["drill_ins"][-MAX_DRILL_INS:])
     meta = {k: v for k, v in data.items() if k not in ("files", "drill_ins")}
     meta["v"] = SESSION_VERSION
-    where.write(where.path / META_NAME, meta)
+    where.write(where.file(META_NAME), meta)
     unlink(legacy)
     return meta, None, False
 
@@ -464,9 +474,14 @@ def validate_legacy(data, session_id: str) -> None:
 
 # --------------------------------------------------------------------------- small helpers
 
-def quarantine(path: Path, now: float) -> Path | None:
+def read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def quarantine(path: str, now: float) -> str | None:
     """Keep a bad document for a human to look at (removed by gc after a week)."""
-    target = path.with_name(f"{path.name}.bad-{int(now)}")
+    target = f"{path}.bad-{int(now)}"
     try:
         os.replace(path, target)
         return target
@@ -474,9 +489,9 @@ def quarantine(path: Path, now: float) -> Path | None:
         return None
 
 
-def unlink(path: Path) -> bool:
+def unlink(path: str) -> bool:
     try:
-        path.unlink()
+        os.unlink(path)
         return True
     except OSError:
         return False

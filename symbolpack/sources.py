@@ -9,13 +9,13 @@ rest of the pipeline may show and store, or a reason it must be passed through.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import functools
 import os
 import re
 import stat as stat_mod
 from collections import namedtuple
-from pathlib import Path
 
 from .workspace import SymbolpackError, display_path, sha256_hex
 
@@ -64,36 +64,63 @@ def sensitive_patterns() -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=8)
 def _sensitive_matcher(extra: str):
-    """One compiled regex for all patterns (the tree walks ask this of every file)."""
+    """One test for all patterns (the tree walks ask this of every file). Globs of
+    literals and `*` (every default) are matched by prefix, suffix and ordered
+    pieces, which is what fnmatch does with them, without compiling a regex in
+    every process; any other glob goes into one compiled regex."""
     patterns = DEFAULT_SENSITIVE + tuple(p.strip() for p in extra.split(",") if p.strip())
-    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
+    simple = [p.split("*") for p in patterns if "?" not in p and "[" not in p]
+    others = [p for p in patterns if "?" in p or "[" in p]
+    regex = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in others)).match if others else None
+
+    def match(name: str) -> bool:
+        for pieces in simple:
+            if len(pieces) == 1:
+                if name == pieces[0]:
+                    return True
+                continue
+            head, tail = pieces[0], pieces[-1]
+            if len(name) < len(head) + len(tail) or not name.startswith(head) or not name.endswith(tail):
+                continue
+            at, end = len(head), len(name) - len(tail)
+            for piece in pieces[1:-1]:
+                found = name.find(piece, at, end)
+                if found < 0:
+                    break
+                at = found + len(piece)
+            else:
+                return True
+        return regex is not None and regex(name) is not None
+
+    return match
 
 
-def is_sensitive(path: Path | str) -> bool:
+def is_sensitive(path: str | os.PathLike) -> bool:
     """Is this file's *name* one whose content symbolpack must never show, store or
     cache (`DEFAULT_SENSITIVE` plus the comma-separated globs of `$SYMBOLPACK_SENSITIVE`)?"""
-    name = path.rstrip("/").rsplit("/", 1)[-1] if isinstance(path, str) else Path(path).name
-    return _sensitive_matcher(os.environ.get("SYMBOLPACK_SENSITIVE", ""))(name) is not None
+    name = os.fspath(path).rstrip("/").rsplit("/", 1)[-1]
+    return _sensitive_matcher(os.environ.get("SYMBOLPACK_SENSITIVE", ""))(name)
 
 
-def stored_name(real: Path, root: Path) -> str:
+def stored_name(real: str | os.PathLike, root: str | os.PathLike) -> str:
     """The name a file is kept and reported under, without reading it: repo-relative
     inside a repository (*root* holds `.git`); absolute in no repository, whose
     directory is only where its state is keyed, not a project. *real* is resolved."""
-    return display_path(real, root) if os.path.lexists(root / ".git") else real.as_posix()
+    return display_path(real, root) if os.path.lexists(os.path.join(root, ".git")) else os.fspath(real)
 
 
-def load_source(path: Path, root: Path) -> Source:
-    """Stat, classify and (when allowed) read *path*. Raises SymbolpackError when missing."""
+def load_source(path: str | os.PathLike, root: str | os.PathLike) -> Source:
+    """Stat, classify and (when allowed) read *path*. Raises SymbolpackError when missing.
+    `Source.path` is the resolved path, a str."""
     try:
-        real = path.resolve(strict=True)
-    except (FileNotFoundError, RuntimeError):
-        raise SymbolpackError(f"no such file: {path}") from None
+        real = os.path.realpath(path, strict=True)
     except OSError as exc:
-        raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
+        if isinstance(exc, FileNotFoundError) or exc.errno == errno.ELOOP:  # a loop: no file there
+            raise SymbolpackError(f"no such file: {os.fspath(path)}") from None
+        raise SymbolpackError(f"cannot open {os.fspath(path)}: {exc.strerror or exc}") from None
     rel = stored_name(real, root)
     try:
-        st = real.stat()
+        st = os.stat(real)
     except OSError as exc:
         raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
     if stat_mod.S_ISDIR(st.st_mode):

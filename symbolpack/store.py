@@ -30,17 +30,12 @@ a wrong one.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
-from pathlib import Path
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Iterator
 
-from .sessionstore import Session, SessionDir, empty_meta, migrate_legacy
-from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir
+from .sessionstore import Session, SessionDir, empty_meta, migrate_legacy, read_bytes
+from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir_path
 
 DEFAULT_MAX_ENTRIES = 10_000
 DEFAULT_TTL_SECONDS = 7 * 24 * 3600
@@ -75,33 +70,26 @@ class StoreLimits:
 class Store:
     """Sessions and baselines of one project."""
 
-    def __init__(self, root: Path, limits: StoreLimits | None = None):
+    def __init__(self, root: str | os.PathLike, limits: StoreLimits | None = None):
         self.root = root
-        self.dir = state_dir(root)
-        self.sessions_dir = ensure_private_dir(self.dir / "sessions")
-        self.objects_dir = ensure_private_dir(self.dir / "objects")
-        self.commits_dir = ensure_private_dir(self.dir / "commits")
+        self.dir = state_dir_path(root)  # paths here are plain str: a read never imports pathlib
+        self.sessions_dir = ensure_private_dir(os.path.join(self.dir, "sessions"))
+        self.objects_dir = ensure_private_dir(os.path.join(self.dir, "objects"))
+        self.commits_dir = ensure_private_dir(os.path.join(self.dir, "commits"))
         self.limits = limits or StoreLimits.from_env()
 
     # -- sessions
-    def session_path(self, session_id: str) -> Path:
+    def session_path(self, session_id: str) -> str:
         """The session's directory."""
-        return self.sessions_dir / session_id
+        return os.path.join(self.sessions_dir, session_id)
 
-    def _legacy_path(self, session_id: str) -> Path:
-        return self.sessions_dir / f"{session_id}.json"  # the single document of format 2
+    def _legacy_path(self, session_id: str) -> str:
+        return os.path.join(self.sessions_dir, f"{session_id}.json")  # the single document of format 2
 
-    @contextlib.contextmanager
-    def session(self, session_id: str, write: bool = True) -> Iterator[Session]:
-        """Lock, load (repairing what does not fit), yield, and save what changed."""
-        with self._locked(session_id):
-            now = time.time()
-            session = self._load(session_id, now)
-            yield session
-            if write:
-                session.save()
-                for intent in session.settled_intents:  # only now is "settled" on record
-                    self.discard_commit(intent)
+    def session(self, session_id: str, write: bool = True) -> "_SessionScope":
+        """`with store.session(id) as session:` lock, load (repairing what does not
+        fit), use, and save what changed (unless *write* is False)."""
+        return _SessionScope(self, session_id, write)
 
     def _load(self, session_id: str, now: float) -> Session:
         where = SessionDir(self.sessions_dir, session_id)
@@ -128,24 +116,12 @@ class Store:
             return fresh(expired=True, fresh=True)
         return Session(where, data, self.limits, now, committed=self.committed)
 
-    @contextlib.contextmanager
-    def _locked(self, session_id: str) -> Iterator[None]:
-        lock_path = self.sessions_dir / f"{session_id}.lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            try:
-                import fcntl
-
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            except ImportError:  # no flock on this platform: single-writer assumption
-                pass
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
+    def _locked(self, session_id: str) -> "_Lock":
+        return _Lock(os.path.join(self.sessions_dir, f"{session_id}.lock"))
 
     # -- delivery: intent recorded with the copy, commit after the answer is out
-    def _commit_path(self, intent: str) -> Path:
-        return self.commits_dir / intent
+    def _commit_path(self, intent: str) -> str:
+        return os.path.join(self.commits_dir, intent)
 
     def commit(self, intent: str | None) -> None:
         """The answer of *intent* was delivered whole: its lines are trusted from now
@@ -196,9 +172,9 @@ class Store:
         """Collect now and then without anyone running `session gc`: at most once per
         AUTO_GC_INTERVAL_SECONDS per state dir, decided by one stat. Callers run it
         after the answer is delivered, off the hot path."""
-        stamp = self.dir / "gc-stamp"
+        stamp = os.path.join(self.dir, "gc-stamp")
         try:
-            if time.time() - stamp.stat().st_mtime < AUTO_GC_INTERVAL_SECONDS:
+            if time.time() - os.stat(stamp).st_mtime < AUTO_GC_INTERVAL_SECONDS:
                 return
         except FileNotFoundError:
             pass
@@ -242,22 +218,26 @@ class Store:
                     if len(copy) == 4 and isinstance(copy[2], list):
                         referenced.update(s for s in copy[2] if isinstance(s, str))
                 for leftover in _leftovers(session.where.path):
-                    if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in leftover.name
+                    if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in os.path.basename(leftover)
                                    else OBJECT_GC_GRACE_SECONDS):
                         _unlink(leftover)
-        for lock in self.sessions_dir.glob("*.lock"):
-            if lock.stem not in live and _older_than(lock, now, OBJECT_GC_GRACE_SECONDS):
+        for name in _listdir(self.sessions_dir):
+            lock = os.path.join(self.sessions_dir, name)
+            if name.endswith(".lock") and name[:-5] not in live and _older_than(lock, now, OBJECT_GC_GRACE_SECONDS):
                 _unlink(lock)
         for leftover in _leftovers(self.sessions_dir):
-            if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in leftover.name
+            if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in os.path.basename(leftover)
                            else OBJECT_GC_GRACE_SECONDS):
                 _unlink(leftover)
-        for marker in self.commits_dir.iterdir():
+        for name in _listdir(self.commits_dir):
+            marker = os.path.join(self.commits_dir, name)
             if _older_than(marker, now, COMMIT_MARKER_TTL_SECONDS):
                 _unlink(marker)  # an intent still pending after this long reads as "unsure"
         removed = kept_objects = 0
-        for obj in self.objects_dir.glob("*/*"):
-            sha = obj.parent.name + obj.name
+        objects = ((prefix, name) for prefix in _listdir(self.objects_dir)
+                   for name in _listdir(os.path.join(self.objects_dir, prefix)))
+        for prefix, name in objects:
+            sha, obj = prefix + name, os.path.join(self.objects_dir, prefix, name)
             if sha in referenced or not _older_than(obj, now, OBJECT_GC_GRACE_SECONDS):
                 kept_objects += 1  # referenced, or may belong to a read that has not saved its record yet
                 continue
@@ -266,25 +246,25 @@ class Store:
         return {"sessions_removed": dropped_sessions, "objects_removed": removed, "objects_kept": kept_objects}
 
     # -- objects
-    def _object_path(self, sha: str) -> Path:
-        return self.objects_dir / sha[:2] / sha[2:]
+    def _object_path(self, sha: str) -> str:
+        return os.path.join(self.objects_dir, sha[:2], sha[2:])
 
     def put_object(self, data: bytes, sha: str | None = None) -> str:
         sha = sha or sha256_hex(data)
         path = self._object_path(sha)
-        if path.exists():
+        if os.path.exists(path):
             try:
                 os.utime(path)  # keeps it inside the GC grace window
             except OSError:
                 pass
             return sha
-        ensure_private_dir(path.parent)
+        ensure_private_dir(os.path.dirname(path))
         self._write_bytes(path, data)
         return sha
 
     def get_object(self, sha: str) -> bytes | None:
         try:
-            data = self._object_path(sha).read_bytes()
+            data = read_bytes(self._object_path(sha))
         except OSError:
             return None
         if sha256_hex(data) != sha:
@@ -294,43 +274,103 @@ class Store:
 
     # -- atomic writes
     @staticmethod
-    def _write_bytes(path: Path, payload: bytes) -> None:
+    def _write_bytes(path: str, payload: bytes) -> None:
         atomic_write(path, payload, 0o600)
 
 
-def _leftovers(directory: Path):
+class _SessionScope:
+    """The `with` block of `Store.session` (a class, not `contextlib`: ~0.6 ms less
+    per process on the read path)."""
+
+    __slots__ = ("store", "session_id", "write", "lock", "session")
+
+    def __init__(self, store: Store, session_id: str, write: bool):
+        self.store, self.session_id, self.write = store, session_id, write
+
+    def __enter__(self) -> Session:
+        self.lock = self.store._locked(self.session_id)
+        self.lock.__enter__()
+        try:
+            self.session = self.store._load(self.session_id, time.time())
+        except BaseException:
+            self.lock.__exit__(None, None, None)
+            raise
+        return self.session
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if self.write and exc_type is None:
+                self.session.save()
+                for intent in self.session.settled_intents:  # only now is "settled" on record
+                    self.store.discard_commit(intent)
+        finally:
+            self.lock.__exit__(None, None, None)
+
+
+class _Lock:
+    """An exclusive flock on one lock file, held for the `with` block."""
+
+    __slots__ = ("path", "fd")
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self) -> None:
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            import fcntl
+
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except ImportError:  # no flock on this platform: single-writer assumption
+            pass
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.fd)  # closing releases the lock
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+def _leftovers(directory: str):
     """Quarantined documents and records (`*.bad-<time>`) and temp files a killed
     write left behind (`.tmp-*`), in *directory* and its `files/`."""
-    for where in (directory, directory / "files"):
+    for where in (directory, os.path.join(directory, "files")):
         try:
             entries = list(os.scandir(where))
         except OSError:
             continue
         for entry in entries:
             if entry.is_file(follow_symlinks=False) and (".bad-" in entry.name or entry.name.startswith(".tmp-")):
-                yield Path(entry.path)
+                yield entry.path
 
 
-def _remove_tree(path: Path) -> bool:
+def _remove_tree(path: str) -> bool:
     """Remove a session directory (its records, then itself). True when it existed."""
     import shutil
 
-    if not path.is_dir():
+    if not os.path.isdir(path):
         return False
     shutil.rmtree(path, ignore_errors=True)
     return True
 
 
-def _older_than(path: Path, now: float, seconds: float) -> bool:
+def _older_than(path: str, now: float, seconds: float) -> bool:
     try:
-        return now - path.stat().st_mtime >= seconds
+        return now - os.stat(path).st_mtime >= seconds
     except OSError:
         return False
 
 
-def _unlink(path: Path) -> bool:
+def _unlink(path: str) -> bool:
     try:
-        path.unlink()
+        os.unlink(path)
         return True
     except OSError:
         return False

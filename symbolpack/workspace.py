@@ -9,7 +9,10 @@ session entry.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STATE_DIR_NAME = ".symbolpack"
 
@@ -31,24 +34,46 @@ class SymbolpackError(Exception):
     """An error the user caused or can fix; the CLI prints it as one line."""
 
 
+def _path(value: str):
+    """A `pathlib.Path`, imported on first use: pathlib (and the urllib.parse and
+    ipaddress it pulls in) costs ~4 ms per process, which a read does not pay."""
+    from pathlib import Path
+
+    return Path(value)
+
+
+def repo_root_dir(start: str | os.PathLike | None = None) -> str | None:
+    """`find_repo_root` on plain strings (the read path never builds a Path)."""
+    here = os.path.realpath(start or os.getcwd())
+    if os.path.isfile(here):
+        here = os.path.dirname(here)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def project_root_dir(start: str | os.PathLike | None = None) -> str:
+    """`project_root` on plain strings."""
+    root = repo_root_dir(start)
+    if root is not None:
+        return root
+    here = os.path.realpath(start or os.getcwd())
+    return os.path.dirname(here) if os.path.isfile(here) else here
+
+
 def find_repo_root(start: str | os.PathLike | None = None) -> Path | None:
     """The nearest directory at or above *start* holding `.git` (dir or worktree file)."""
-    here = Path(start or os.getcwd()).resolve()
-    if here.is_file():
-        here = here.parent
-    for candidate in (here, *here.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    root = repo_root_dir(start)
+    return None if root is None else _path(root)
 
 
 def project_root(start: str | os.PathLike | None = None) -> Path:
     """The repository root, or *start* (a directory) when not inside a repository."""
-    root = find_repo_root(start)
-    if root is not None:
-        return root
-    here = Path(start or os.getcwd()).resolve()
-    return here.parent if here.is_file() else here
+    return _path(project_root_dir(start))
 
 
 class StateUnavailable(SymbolpackError, OSError):
@@ -60,6 +85,11 @@ class StateUnavailable(SymbolpackError, OSError):
 
 
 def state_dir(root: Path, create: bool = True) -> Path:
+    """Where symbolpack keeps the state of the project at *root* (see `state_dir_path`)."""
+    return _path(state_dir_path(root, create))
+
+
+def state_dir_path(root: str | os.PathLike, create: bool = True) -> str:
     """Where symbolpack keeps the state of the project at *root*, created 0700 with
     a `*` .gitignore when *create*:
 
@@ -69,18 +99,19 @@ def state_dir(root: Path, create: bool = True) -> Path:
       (default `~/.local/state`), so reading `/etc/hostname` never writes `/etc/.symbolpack`.
 
     Raises `StateUnavailable` (never a bare OSError) when it cannot be had."""
+    root = os.fspath(root)
     override = os.environ.get("SYMBOLPACK_DIR")
     try:
         if override:
-            path = Path(override).expanduser().resolve()
-        elif (root / ".git").exists() or find_repo_root(root) is not None:
-            path = root / STATE_DIR_NAME
+            path = os.path.realpath(os.path.expanduser(override))
+        elif os.path.exists(os.path.join(root, ".git")) or repo_root_dir(root) is not None:
+            path = os.path.join(root, STATE_DIR_NAME)
         else:
-            path = user_state_dir(root)
+            path = _user_state_dir(root)
         if create:
             ensure_private_dir(path)
-            ignore = path / ".gitignore"
-            if not ignore.exists():
+            ignore = os.path.join(path, ".gitignore")
+            if not os.path.exists(ignore):
                 try:
                     fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                     with os.fdopen(fd, "w") as fh:
@@ -96,36 +127,43 @@ def state_dir(root: Path, create: bool = True) -> Path:
 def user_state_dir(root: Path) -> Path:
     """`$XDG_STATE_HOME/symbolpack/<name>-<hash>` (default `~/.local/state`) for a
     directory outside any repository."""
+    return _path(_user_state_dir(os.fspath(root)))
+
+
+def _user_state_dir(root: str) -> str:
     base = os.environ.get("XDG_STATE_HOME", "")
     if not os.path.isabs(base):  # the XDG spec: a relative value is ignored
         home = os.path.expanduser("~")
         if not os.path.isabs(home):
             raise StateUnavailable("symbolpack state unavailable: no home directory and no $XDG_STATE_HOME")
         base = os.path.join(home, ".local", "state")
-    home = Path(base)
-    resolved = str(Path(root).resolve())
-    name = "".join(c if c.isalnum() or c in "._-" else "-" for c in Path(resolved).name)[:40].strip(".-")
+    resolved = os.path.realpath(root)
+    name = "".join(c if c.isalnum() or c in "._-" else "-" for c in os.path.basename(resolved))[:40].strip(".-")
     digest = sha256_hex(resolved.encode("utf-8", "surrogateescape"))[:16]
-    return home / "symbolpack" / f"{name or 'root'}-{digest}"
+    return os.path.join(base, "symbolpack", f"{name or 'root'}-{digest}")
 
 
-def ensure_private_dir(path: Path) -> Path:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+def ensure_private_dir(path):
+    """Create *path* (and its parents) and make it 0700. Returns *path* as given
+    (a str or a Path)."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
     try:
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o700)
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, 0o700)
     except OSError:
         pass
     return path
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
+def atomic_write(path: str | os.PathLike, data: bytes, mode: int = 0o600) -> None:
     """Write *data* to *path* so a reader sees the old bytes or the new, never half:
     a temp file beside it, fsync, rename. (Not `tempfile`: it imports `random`, and
     this runs in every hook process.)"""
     import time
 
-    tmp = path.parent / f".tmp-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
+    path = os.fspath(path)
+    head, name = os.path.split(path)
+    tmp = os.path.join(head, f".tmp-{name}-{os.getpid()}-{time.monotonic_ns()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -142,9 +180,11 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
         raise
 
 
-def display_path(path: Path, root: Path) -> str:
-    """Repo-relative POSIX path for files under *root*, else the absolute path."""
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
+def display_path(path: str | os.PathLike, root: str | os.PathLike) -> str:
+    """Repo-relative POSIX path for files under *root*, else the absolute path
+    (both resolved)."""
+    path, root = os.fspath(path), os.fspath(root)
+    if path == root:
+        return "."
+    prefix = root if root.endswith("/") else root + "/"
+    return path[len(prefix):] if path.startswith(prefix) else path
