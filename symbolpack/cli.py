@@ -384,7 +384,10 @@ def main(argv: list[str] | None = None) -> int:
         return lang_main(args_in[2:])
     args = _fast_read_args(args_in[1:]) if args_in[:1] == ["read"] else None
     if args is not None:
-        return _run(args)
+        code = _run(args)
+        if argv is None:  # this process's own command line: end it as soon as it is answered
+            _exit_now(code)
+        return code
     first = next((a for a in args_in if not a.startswith("-")), None)
     known = _BUILTIN_COMMANDS.union(*(names for _, names in _EXTENSIONS))
     parser = build_parser(only=first if first in known else None)
@@ -393,6 +396,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     return _run(args)
+
+
+def _exit_now(code: int) -> None:
+    """Flush and end the process without the interpreter's teardown (~2-3 ms of a
+    20 ms read). Everything is written by then: the answer, the session's records
+    (closed files), the commit marker."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    os._exit(code)
 
 
 def _run(args) -> int:
