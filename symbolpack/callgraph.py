@@ -170,6 +170,13 @@ class CallGraph:
             self._resolvers[cls] = cls(self)
         return self._resolvers[cls]
 
+    def carry_over(self, old: "CallGraph", paths: Iterable[str]) -> None:
+        """Take *old*'s facts of *paths*, files whose bytes did not change (facts
+        depend on a file's bytes alone; edges and indexes are rebuilt)."""
+        for p in paths:
+            if p in old._facts:
+                self._facts[p] = old._facts[p]
+
     # -- facts
     def facts(self, path: str) -> FileFacts | None:
         """Symbols, call sites and imports of *path* in this snapshot (None when absent)."""

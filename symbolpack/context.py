@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .callgraph import CallGraph, GitTreeSnapshot, Snapshot, WorkTreeSnapshot, graph_cache
+from .callgraph import CallGraph, GitTreeSnapshot, Snapshot, WorkTreeSnapshot
 from .changes import (
     NO_COMMITS,
     FileChange,
@@ -65,7 +65,7 @@ from .packing import HEADER_TOKENS, Pack, PackResult, PackSlice, allocate, cache
 from .related import RELEVANCE_ORDER, call_walk, data_of, is_test_path, lines_of, related_symbols, resolve_entry
 from .symbols import CLASS_LIKE, SymbolSlice
 from .tokens import count_tokens
-from .workspace import SymbolpackError, state_dir
+from .workspace import SymbolpackError
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_DEPTH", "FileChange", "PackResult", "PackSlice", "changed_files",
            "check_budget", "context_pack", "diff_context", "is_test_path", "render_diff"]
@@ -87,10 +87,7 @@ def _session_id(session_id: str | None, root: Path) -> str | None:
 
 
 def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
-    from .index import Index
-
-    index = ws.index if ws.index.root == root.resolve() else Index(root)
-    return CallGraph(index, snapshot, graph_cache(state_dir(root) / "graph"))
+    return ws.call_graph(root, snapshot)  # warm in a resident engine (engine.py)
 
 
 # --------------------------------------------------------------------------- diff-context
@@ -121,7 +118,7 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
     try:
         for c in changes:
             if c.new_path and c.new is not None:
-                snapshot.seed(c.new_path, c.new)
+                graph.snap.seed(c.new_path, c.new)
             analyze(graph, c)
         changes = [c for c in changes if c.note is not None or c.opcodes or c.withheld]
         label = (f"{base}..{head}" if head else base) + (f" ({NO_COMMITS})" if unborn else "")
@@ -160,8 +157,7 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
                            "slices": [s.to_json() for s in final], "unchanged": unchanged, "diffs": pack.pack_diffs,
                            "cache_stats": cache_stats(final), "text": text}, None if confirm else commit)
     finally:
-        if graph.cache:
-            graph.cache.close()
+        ws.release_graph(graph)
 
 
 # --------------------------------------------------------------------------- context
@@ -221,5 +217,4 @@ def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAU
                 "slices": [s.to_json() for s in final], "unchanged": unchanged, "unresolved": unresolved,
                 "cache_stats": cache_stats(final), "text": text}, None if confirm else commit)
     finally:
-        if graph.cache:
-            graph.cache.close()
+        ws.release_graph(graph)

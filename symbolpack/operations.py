@@ -103,6 +103,28 @@ class Workspace:
         if self._index is not None:
             self._index.close()
 
+    # -- what context packs build on; the resident engine (engine.py) keeps them warm
+    def call_graph(self, root, snapshot):
+        """A call graph of *snapshot* (a tree under *root*); give it back with
+        `release_graph` when the pack is done."""
+        from .callgraph import CallGraph
+        from .facts import graph_cache
+        from .index import Index
+        from .workspace import state_dir
+
+        index = self.index if self.index.root == root.resolve() else Index(root)
+        return CallGraph(index, snapshot, graph_cache(state_dir(root) / "graph"))
+
+    def release_graph(self, graph) -> None:
+        if graph.cache:
+            graph.cache.close()
+
+    def all_symbols(self, root) -> list:
+        """Every symbol of the files under *root*, in walk order."""
+        from .index import walk
+
+        return [s for f in self.index.files(walk(root, root).files) for s in f.symbols]
+
     def symbols_of(self, rel: str, data: bytes):
         """Symbols of *data* as file *rel*, or None when no parser handles it (or the
         parse failed). One file parses faster than the parse cache opens (diskcache

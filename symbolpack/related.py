@@ -154,7 +154,6 @@ def call_walk(graph: CallGraph, start: SymbolSlice, depth: int, callers: bool
 
 def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
     """ENTRY as a symbol: an id, `file.py:func`, or a (fuzzy) qualname anywhere."""
-    from .index import walk
     from .lookup import resolve
 
     root = graph.snap.root if hasattr(graph.snap, "root") else ws.root
@@ -173,8 +172,7 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
             if not rest:
                 _whole_file_error(rel)
             return resolve(rest, list(facts.symbols), where=rel)
-    files = ws.index.files(walk(root, root).files)
-    symbols = [s for f in files for s in f.symbols]
+    symbols = ws.all_symbols(root)
     if not symbols:
         raise SymbolpackError(f"no symbols found under {root}")
     return resolve(entry, symbols)

@@ -59,6 +59,14 @@ class Snapshot:
         self._data[path] = data
         self._sha.pop(path, None)
 
+    def carry_over(self, old: "Snapshot", paths: Iterable[str]) -> None:
+        """Take what *old* read of *paths* (files known to hold the same bytes now)."""
+        for p in paths:
+            if p in old._data:
+                self._data[p] = old._data[p]
+            if p in old._sha:
+                self._sha[p] = old._sha[p]
+
     def sha(self, path: str) -> str | None:
         if path not in self._sha:
             data = self.read(path)

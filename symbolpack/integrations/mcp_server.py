@@ -18,6 +18,13 @@ to that tool call has been written and flushed to the client (`Deliveries`
 wraps the protocol stream). A server killed in between leaves the lines
 pending, which later answers treat as unsure (plain reads).
 
+One resident engine (`engine.py`) serves every call: the file list, symbols
+and call graph stay warm between calls and are invalidated file by file, so no
+call re-walks or re-parses the repository. Tools are coroutines that run their
+work in a worker thread under the engine's lock: the event loop keeps reading
+and writing messages while a pack is built, and no process pool is forked from
+this threaded process (the engine's index parses in-process).
+
 The server is quiet: the SDK's per-request log lines are off unless
 `SYMBOLPACK_LOG=debug`.
 
@@ -181,11 +188,15 @@ def build_server(root: Path | None = None, session_id: str | None = None):
     """A FastMCP server over one workspace. *session_id*: the connection's default."""
     from mcp.server.fastmcp import FastMCP
 
-    from .. import operations
-    from ..session_id import validate_session_id
-    from ..workspace import project_root
+    import anyio
 
-    ws = operations.Workspace(project_root(root) if root else None)
+    from .. import operations
+    from ..engine import Engine
+    from ..session_id import validate_session_id
+    from ..workspace import project_root_dir
+
+    engine = Engine(project_root_dir(root) if root else None)
+    ws = engine.ws
     connection_session = validate_session_id(session_id) if session_id else default_session_id()
     server = FastMCP("symbolpack", instructions=INSTRUCTIONS, log_level=quiet_logging())
     quiet_logging()  # again: FastMCP's set-up may have touched the loggers
@@ -198,57 +209,64 @@ def build_server(root: Path | None = None, session_id: str | None = None):
         except (LookupError, ValueError, AttributeError):
             return None
 
-    def deliver(result):
-        """Commit *result*'s records once the answer to this call is out."""
-        deliveries.register(request_id(), getattr(result, "commit", None))
+    async def work(fn):
+        """fn(workspace) in a worker thread under the engine's lock; the records it
+        wrote are committed once the answer to this call is out."""
+        answering = request_id()  # read here: the request's context lives on this task
+        result = await anyio.to_thread.run_sync(engine.run, fn)
+        deliveries.register(answering, getattr(result, "commit", None))
         return result
 
     def sid(value: str | None) -> str:
         return validate_session_id(value) if value else connection_session
 
-    def resolve(path: str) -> Path:
-        p = Path(path).expanduser()
-        return p if p.is_absolute() else ws.root / p
+    def resolve(path: str) -> str:
+        p = os.path.expanduser(path)
+        return p if os.path.isabs(p) else os.path.join(ws.root_dir, p)
 
     @server.tool(description=READ_DOC, structured_output=False)
-    def read_file(path: str, offset: int | None = None, limit: int | None = None, symbol: str | None = None,
-                  session_id: str | None = None) -> str:
-        result = operations.read_file(ws, resolve(path), sid(session_id), offset=offset, limit=limit,
-                                      symbol=symbol, confirm=False)
-        return deliver(result).response["text"]
+    async def read_file(path: str, offset: int | None = None, limit: int | None = None, symbol: str | None = None,
+                        session_id: str | None = None) -> str:
+        session = sid(session_id)
+        result = await work(lambda ws: operations.read_file(ws, resolve(path), session, offset=offset, limit=limit,
+                                                            symbol=symbol, confirm=False))
+        return result.response["text"]
 
     @server.tool(description=CONTEXT_DOC, structured_output=False)
-    def context(entry: str, depth: int = 2, budget: int | None = None, session_id: str | None = None) -> str:
+    async def context(entry: str, depth: int = 2, budget: int | None = None, session_id: str | None = None) -> str:
         context_mod = _context_module()
         kwargs = {"depth": depth, "session_id": sid(session_id), "confirm": False}
         if budget is not None:
             kwargs["budget"] = budget
-        return _text_of(deliver(context_mod.context_pack(ws, entry, **kwargs)))
+        return _text_of(await work(lambda ws: context_mod.context_pack(ws, entry, **kwargs)))
 
     @server.tool(description=DIFF_CONTEXT_DOC, structured_output=False)
-    def diff_context(base: str = "HEAD", budget: int | None = None, no_delta: bool = False,
-                     session_id: str | None = None) -> str:
+    async def diff_context(base: str = "HEAD", budget: int | None = None, no_delta: bool = False,
+                           session_id: str | None = None) -> str:
         context_mod = _context_module()
         kwargs = {"base": base, "session_id": None if no_delta else sid(session_id), "delta": not no_delta,
                   "confirm": False}
         if budget is not None:
             kwargs["budget"] = budget
-        return _text_of(deliver(context_mod.diff_context(ws, **kwargs)))
+        return _text_of(await work(lambda ws: context_mod.diff_context(ws, **kwargs)))
 
     @server.tool(description=SEARCH_DOC, structured_output=False)
-    def search_symbols(query: str, limit: int = 10) -> str:
-        return _search(ws, query, limit)
+    async def search_symbols(query: str, limit: int = 10) -> str:
+        return await work(lambda ws: _search(ws, query, limit))
 
     @server.tool(description=REFRESH_DOC, structured_output=False)
-    def refresh(path: str, offset: int | None = None, limit: int | None = None,
-                session_id: str | None = None) -> str:
-        return operations.refresh(ws, resolve(path), sid(session_id), offset, limit)
+    async def refresh(path: str, offset: int | None = None, limit: int | None = None,
+                      session_id: str | None = None) -> str:
+        session = sid(session_id)
+        return await work(lambda ws: operations.refresh(ws, resolve(path), session, offset, limit))
 
     @server.tool(description=STATUS_DOC, structured_output=False)
-    def session_status(session_id: str | None = None) -> str:
-        return json.dumps(operations.status(ws, sid(session_id)), indent=1)
+    async def session_status(session_id: str | None = None) -> str:
+        session = sid(session_id)
+        return await work(lambda ws: json.dumps(operations.status(ws, session), indent=1))
 
-    server.symbolpack_workspace = ws  # for tests and shutdown
+    server.symbolpack_engine = engine  # for tests and shutdown
+    server.symbolpack_workspace = ws
     server.symbolpack_session_id = connection_session
     server.symbolpack_deliveries = deliveries
     return server
@@ -265,13 +283,11 @@ def _text_of(result) -> str:
 
 
 def _search(ws, query: str, limit: int) -> str:
-    from ..index import walk
     from ..lookup import GOOD_SCORE, no_match_message, rank
 
     if limit < 1:
         raise ValueError("limit must be at least 1")
-    files = ws.index.files(walk(ws.root, ws.root).files)
-    symbols = [s for f in files for s in f.symbols]
+    symbols = ws.all_symbols(ws.root)
     matches = rank(query, symbols, limit=limit)
     good = [m for m in matches if m.score >= GOOD_SCORE]
     if not good:
@@ -308,7 +324,7 @@ def serve(root: Path | None = None, session_id: str | None = None) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        server.symbolpack_workspace.close()
+        server.symbolpack_engine.close()
     return 0
 
 
