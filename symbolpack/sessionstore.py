@@ -25,11 +25,18 @@ and only that file is read plainly; the others stand. A session document that
 does not fit is moved aside the same way: its counters start over and that one
 answer is plain, while the file records stand (each is checked on its own).
 
-LRU and TTL: a record's `touched` is its last answer; one older than the TTL is
-absent when a read reaches it, and collection (`store.gc`) drops it. The LRU
-bound is kept when a read adds a record: the files directory is listed, and past
-`max_entries` the least recently written records go (a record's mtime is its
-last write; every answer about a file rewrites it).
+LRU and TTL: a record's `touched` is its last answer (to the minute: a re-read
+that leaves the copy as it was rewrites the record only when `touched` is a
+minute old); one older than the TTL is absent when a read reaches it, and
+collection (`store.gc`) drops it. The session document counts the records, so
+the LRU bound costs nothing until a read passes it: then the files directory is
+listed and the least recently written records go (a record's mtime is its last
+write). A count a crash left short is made exact again by collection.
+
+Durability: records are fsync'd before the answer goes out (a record must
+survive whatever its answer survives). The session document and the drill-in
+log are not: nothing in them vouches for a line, and one torn by a power cut is
+set aside like any document that does not fit.
 
 Earlier formats: the single v2 document (`<id>.json`) is migrated on first load
 (records, drill-ins and counters carried over); one that does not fit the v2
@@ -57,6 +64,9 @@ SHARED_INTENT = ".pack"
 META_NAME = "session.json"
 DRILL_INS_NAME = "drill-ins.json"
 FILES_DIR = "files"
+# how stale a record's `touched` (its LRU/TTL clock) may get before a read that
+# changes nothing in it writes it again: an unchanged re-read then costs no write
+TOUCH_RESOLUTION_SECONDS = 60
 
 
 def loads(raw: bytes):
@@ -148,8 +158,8 @@ class SessionDir:
             return None, None, f"{exc}; it was moved aside"
         return record, copy, None
 
-    def write(self, path: str, data) -> None:
-        atomic_write(path, dumps(data), 0o600)
+    def write(self, path: str, data, durable: bool = True) -> None:
+        atomic_write(path, dumps(data), 0o600, durable)
 
     def record_names(self) -> list[str]:
         try:
@@ -241,6 +251,9 @@ class Session:
 
     def set_copy(self, path: str, copy: AgentCopy) -> None:
         old = self._record(path)
+        if old is not None and path not in self._dirty and self._copies.get(path) == copy \
+                and 0 <= self.now - old["touched"] < TOUCH_RESOLUTION_SECONDS:
+            return  # the same copy, touched a moment ago: no write (unchanged re-reads)
         record = {"path": path, "touched": self.now, "copy": copy.to_json()}
         if old is not None and "tokens" in old:
             record["tokens"] = old["tokens"]
@@ -259,8 +272,9 @@ class Session:
 
     def remember_full_tokens(self, path: str, sha: str, count: int) -> None:
         record = self._records.get(path)
-        if record is not None:
-            record["tokens"] = [sha, tokens_key(), count]
+        entry = [sha, tokens_key(), count]
+        if record is not None and record.get("tokens") != entry:
+            record["tokens"] = entry
             self._dirty.add(path)
 
     def drop_file(self, path: str) -> bool:
@@ -323,35 +337,47 @@ class Session:
         document. Every write is atomic; a crash in between leaves each file old or new."""
         where = self.where
         where.ensure()
+        count = self.data.get("records")
+        if type(count) is not int or count < 0:
+            count = None  # not known (an older document): counted below
         if self._drop_all:
             for name in where.record_names():
                 unlink(os.path.join(where.files, name))
-        added = False
+            count = 0
+        added = 0
         for path in self._dirty:
             record = self._records.get(path)
             target = where.record_path(path)
             if record is None:
-                unlink(target)
+                if unlink(target) and count is not None and not self._drop_all:
+                    count -= 1
             else:
-                where.write(target, record)
-                added = added or path not in self._on_disk
+                where.write(target, record)  # durable: a record must survive what its answer survives
+                added += path not in self._on_disk
         self._on_disk = {p for p, r in self._records.items() if r is not None}
         self._dirty.clear()
         self._drop_all = False
-        if added:
-            self.keep_lru()
+        if count is not None:
+            count += added
+        if count is None or (added and count > self.limits.max_entries):
+            count = self.keep_lru()
+        self.data["records"] = count
         if self._drill_ins_dirty:
-            where.write(where.file(DRILL_INS_NAME), self._drill_ins)
+            where.write(where.file(DRILL_INS_NAME), self._drill_ins, durable=False)
             self._drill_ins_dirty = False
         self.data["touched"] = self.now
-        where.write(where.file(META_NAME), self.data)
+        # not fsync'd: nothing in it vouches for a line (stats, the intent counter, hook
+        # state); lost or torn in a power cut, it is set aside and the records stand
+        where.write(where.file(META_NAME), self.data, durable=False)
 
-    def keep_lru(self) -> None:
-        """At most `max_entries` records: past it, the least recently written go."""
+    def keep_lru(self) -> int:
+        """At most `max_entries` records: past it, the least recently written go.
+        Returns how many records there are (the session document keeps the count,
+        so only a read that passes the bound lists the directory)."""
         names = self.where.record_names()
         excess = len(names) - self.limits.max_entries
         if excess <= 0:
-            return
+            return len(names)
         keep = {record_key(p) + ".json" for p in self._records if self._records[p] is not None}
         aged = []
         for name in names:
@@ -359,9 +385,11 @@ class Session:
                 aged.append((os.stat(os.path.join(self.where.files, name)).st_mtime_ns, name))
             except OSError:
                 pass
+        removed = 0
         for _mtime, name in sorted(aged)[:excess]:
             if name not in keep:  # this read's own records stay, whatever their clock says
-                unlink(os.path.join(self.where.files, name))
+                removed += unlink(os.path.join(self.where.files, name))
+        return len(names) - removed
 
     def all_records(self) -> dict[str, dict]:
         """Every valid record of this session, by path (collection and inspection;

@@ -211,7 +211,8 @@ class Store:
                 for path in expired:
                     session.drop_file(path)
                     del records[path]
-                if expired:
+                if expired or session.data.get("records") != len(records):
+                    session.data["records"] = len(records)  # the count reads keep, made exact again
                     session.save()
                 for record in records.values():
                     copy = record["copy"]
@@ -259,7 +260,9 @@ class Store:
                 pass
             return sha
         ensure_private_dir(os.path.dirname(path))
-        self._write_bytes(path, data)
+        # not fsync'd: an object lost or torn in a power cut fails its hash check on
+        # load, which means "no baseline" (a plain read), never a wrong one
+        atomic_write(path, data, 0o600, durable=False)
         return sha
 
     def get_object(self, sha: str) -> bytes | None:
@@ -271,11 +274,6 @@ class Store:
             _warn(f"baseline {sha[:12]} is damaged; ignoring it")
             return None
         return data
-
-    # -- atomic writes
-    @staticmethod
-    def _write_bytes(path: str, payload: bytes) -> None:
-        atomic_write(path, payload, 0o600)
 
 
 class _SessionScope:

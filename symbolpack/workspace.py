@@ -155,10 +155,11 @@ def ensure_private_dir(path):
     return path
 
 
-def atomic_write(path: str | os.PathLike, data: bytes, mode: int = 0o600) -> None:
+def atomic_write(path: str | os.PathLike, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
     """Write *data* to *path* so a reader sees the old bytes or the new, never half:
-    a temp file beside it, fsync, rename. (Not `tempfile`: it imports `random`, and
-    this runs in every hook process.)"""
+    a temp file beside it, fsync (unless not *durable*: for files whose loss in a
+    power cut is harmless), rename. (Not `tempfile`: it imports `random`, and this
+    runs in every hook process.)"""
     import time
 
     path = os.fspath(path)
@@ -169,7 +170,8 @@ def atomic_write(path: str | os.PathLike, data: bytes, mode: int = 0o600) -> Non
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)  # O_CREAT's mode is filtered by the umask
         os.replace(tmp, path)
     except BaseException:
