@@ -96,6 +96,7 @@ class Engine:
         self._graph_cache = None
         self._fresh = False  # refreshed during the current call
         self._gitdir: str | None = None
+        self._stopping = False
 
     # -- the front door
     def run(self, fn):
@@ -106,6 +107,7 @@ class Engine:
             return fn(self.ws)
 
     def close(self) -> None:
+        self._stopping = True
         with self.lock:
             if self._graph_cache is not None:
                 self._graph_cache.close()
@@ -124,19 +126,46 @@ class Engine:
     def symbols(self) -> list:
         """Every symbol of the working tree, in walk order (as `index.files(walk(...))`)."""
         self.refresh()
-        missing = [p for p in self._paths if p not in self._symbols]
-        if missing:
-            index = self.ws.index
-            files = [self.ws.root / p for p in missing]
-            found = iter(index.files(files))  # in order; a file that cannot be read is left out
-            fs = next(found, None)
-            for p, path in zip(missing, files):
-                if fs is not None and fs.path == index.rel(path):  # (a symlink is named by its target)
-                    self._symbols[p] = fs
-                    fs = next(found, None)
-                else:
-                    self._symbols[p] = None
+        self._index_symbols([p for p in self._paths if p not in self._symbols])
         return [s for p in self._paths if self._symbols.get(p) is not None for s in self._symbols[p].symbols]
+
+    def _index_symbols(self, paths: list[str]) -> None:
+        if not paths:
+            return
+        index = self.ws.index
+        files = [self.ws.root / p for p in paths]
+        found = iter(index.files(files))  # in order; a file that cannot be read is left out
+        fs = next(found, None)
+        for p in paths:
+            if fs is not None and (fs.path == p or fs.path == index.rel(self.ws.root / p)):  # a symlink: its target
+                self._symbols[p] = fs
+                fs = next(found, None)
+            else:
+                self._symbols[p] = None
+
+    def warm_up(self, chunk: int = 200) -> None:
+        """Index every file's symbols ahead of the first name lookup, a chunk at a
+        time under the lock, so calls that arrive meanwhile wait at most one chunk.
+        Run in a background thread by the server; `stop()` ends it early."""
+        with self.lock:
+            self._fresh = False
+            self.refresh()
+        while not self._stopping:
+            with self.lock:
+                todo = [p for p in self._paths if p not in self._symbols][:chunk]
+                if not todo:
+                    return
+                self._index_symbols(todo)
+
+    def start_warm_up(self) -> None:
+        thread = threading.Thread(target=self._warm_up_quietly, name="symbolpack-warm-up", daemon=True)
+        thread.start()
+
+    def _warm_up_quietly(self) -> None:
+        try:
+            self.warm_up()
+        except Exception:  # warming up is an optimisation: a call does the same work when it needs it
+            pass
 
     # -- looking at the tree
     def refresh(self) -> set[str]:

@@ -315,6 +315,7 @@ def serve(root: Path | None = None, session_id: str | None = None) -> int:
     protocol_out = server.symbolpack_deliveries.stream(protocol_out)  # commits follow the answers out
 
     async def run() -> None:
+        server.symbolpack_engine.start_warm_up()  # symbols indexed before the first name lookup
         async with stdio_server(stdout=protocol_out) as (read_stream, write_stream):
             low = server._mcp_server  # FastMCP.run_stdio_async() minus its fixed sys.stdout
             await low.run(read_stream, write_stream, low.create_initialization_options())
