@@ -174,11 +174,11 @@ class Engine:
         if self._fresh:
             return set()
         self._fresh = True
-        token = self._tree_token()
-        if token != self._token or self._paths is None:
+        if self._paths is None or self._tree_token(self._paths) != self._token:
+            start = time.time()
             paths = self._walk()
-            self._token = token  # taken before the walk: a change during it shows next time
             self._blobs = self._blob_ids()
+            self._token = self._tree_token(paths, settled_before=start)
         else:
             paths = self._paths
         now = time.time()
@@ -259,14 +259,17 @@ class Engine:
                 blobs[path.decode("utf-8", "surrogateescape")] = parts[1].decode()
         return blobs
 
-    def _tree_token(self) -> tuple:
-        """Stat data of everything that decides the file list."""
+    def _tree_token(self, paths: list[str], settled_before: float | None = None) -> tuple:
+        """Stat data of everything that decides the file list of *paths*. Taken
+        right after a walk (*settled_before*: when it started), an entry modified
+        since shortly before the walk cannot vouch for the listing: it is left
+        unsettled, which no later stat equals, so the next call walks again."""
         watched = [os.path.join(self.root, name) for name in (".gitignore", ".symbolpackignore")]
         gitdir = self._git_dir()
         if gitdir:
             watched += [os.path.join(gitdir, name) for name in ("index", "HEAD", os.path.join("info", "exclude"))]
         dirs = {""}
-        for p in self._paths or ():
+        for p in paths:
             dirs.add(os.path.dirname(p))
             if p.endswith((".gitignore", ".symbolpackignore")):
                 watched.append(os.path.join(self.root, p))
@@ -275,7 +278,11 @@ class Engine:
         for path in watched:
             try:
                 st = os.stat(path)
-                out.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
             except OSError:
                 out.append(None)
+                continue
+            if settled_before is not None and max(st.st_mtime, st.st_ctime) >= settled_before - RACY_SECONDS:
+                out.append("unsettled")
+            else:
+                out.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
         return tuple(out)

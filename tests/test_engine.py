@@ -1,0 +1,130 @@
+"""The resident engine: warm between calls, and never answering from a tree that
+changed (an edit, a `git checkout`, a new file). Real git repositories, real
+parses; what a warm engine answers is compared with what a cold run answers."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from symbolpack.context import context_pack
+from symbolpack.engine import RACY_SECONDS, Engine
+from symbolpack.operations import Workspace
+
+from conftest import git
+
+CALLER = "from util import helper\n\n\ndef entry(x):\n    return helper(x) + 1\n"
+UTIL = "def helper(x):\n    return x * 2\n"
+
+
+def _names(engine: Engine) -> set[str]:
+    return {s.qualname for s in engine.run(lambda ws: ws.all_symbols(ws.root))}
+
+
+def _pack(engine: Engine, entry: str) -> str:
+    return engine.run(lambda ws: context_pack(ws, entry, delta=False))["text"]
+
+
+def _cold_pack(root, entry: str) -> str:
+    ws = Workspace(root)
+    try:
+        return context_pack(ws, entry, delta=False)["text"]
+    finally:
+        ws.close()
+
+
+def _settle() -> None:
+    """Let the racy window pass: a file changed within it is looked at again."""
+    time.sleep(RACY_SECONDS + 0.2)
+
+
+def test_calls_reuse_the_walk_until_the_tree_changes(make_repo):
+    root = make_repo({"app.py": CALLER, "util.py": UTIL})
+    engine = Engine(root)
+    try:
+        first = _pack(engine, "entry")  # (creates the state dir: the root directory changed)
+        _settle()
+        _pack(engine, "entry")
+        walks, rebuilds = engine.walks, engine.rebuilds
+        for _ in range(3):
+            assert _pack(engine, "entry") == first
+        assert (engine.walks, engine.rebuilds) == (walks, rebuilds)  # warm: nothing walked or rebuilt again
+        assert first == _cold_pack(root, "entry")
+        (root / "util.py").write_text(UTIL.replace("x * 2", "x * 4"))
+        assert "return x * 4" in _pack(engine, "entry")
+        assert engine.walks == walks and engine.rebuilds == rebuilds + 1  # an edit: no walk, one rebuild
+    finally:
+        engine.close()
+
+
+def test_an_edit_is_seen_on_the_next_call(make_repo):
+    root = make_repo({"app.py": CALLER, "util.py": UTIL})
+    engine = Engine(root)
+    try:
+        assert "return x * 2" in _pack(engine, "entry")
+        (root / "util.py").write_text(UTIL.replace("x * 2", "x * 3") + "\n\ndef twice(x):\n    return x\n")
+        pack = _pack(engine, "entry")
+        assert "return x * 3" in pack and "return x * 2" not in pack
+        assert "twice" in _names(engine)
+        assert pack == _cold_pack(root, "entry")
+    finally:
+        engine.close()
+
+
+def test_a_checkout_of_other_blobs_is_seen(make_repo):
+    root = make_repo({"app.py": CALLER, "util.py": UTIL})
+    git(root, "checkout", "-q", "-b", "other")
+    (root / "util.py").write_text(UTIL.replace("x * 2", "x + 7"))  # same length, other bytes
+    git(root, "commit", "-q", "-am", "other helper")
+    git(root, "checkout", "-q", "main")
+    engine = Engine(root)
+    try:
+        assert "return x * 2" in _pack(engine, "entry")
+        git(root, "checkout", "-q", "other")
+        pack = _pack(engine, "entry")
+        assert "return x + 7" in pack and "return x * 2" not in pack
+        assert pack == _cold_pack(root, "entry")
+    finally:
+        engine.close()
+
+
+def test_a_new_file_is_seen(make_repo):
+    root = make_repo({"app.py": CALLER, "util.py": UTIL})
+    engine = Engine(root)
+    try:
+        assert "brand_new" not in _names(engine)
+        (root / "pkg").mkdir()
+        (root / "pkg" / "extra.py").write_text("def brand_new(y):\n    return y\n")
+        assert "brand_new" in _names(engine)
+        assert "def brand_new(y):" in _pack(engine, "brand_new")
+        (root / "pkg" / "extra.py").unlink()
+        assert "brand_new" not in _names(engine)
+    finally:
+        engine.close()
+
+
+def test_a_rewrite_that_keeps_size_inode_and_mtime_is_seen(make_repo):
+    """Same size, same inode, mtime set back: the stat identity still differs (ctime)."""
+    root = make_repo({"app.py": CALLER, "util.py": UTIL})
+    engine = Engine(root)
+    try:
+        util = root / "util.py"
+        assert "return x * 2" in _pack(engine, "entry")
+        st = util.stat()
+        with open(util, "r+") as fh:  # in place: same inode
+            fh.write(UTIL.replace("x * 2", "x * 5"))
+        os.utime(util, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same mtime
+        assert "return x * 5" in _pack(engine, "entry")
+    finally:
+        engine.close()
+
+
+def test_warm_up_indexes_every_file_before_the_first_lookup(make_repo):
+    root = make_repo({f"m{i}.py": f"def f{i}(x):\n    return x\n" for i in range(30)})
+    engine = Engine(root)
+    try:
+        engine.warm_up(chunk=7)
+        assert set(engine._symbols) == {f"m{i}.py" for i in range(30)}
+        assert _names(engine) == {f"f{i}" for i in range(30)}
+    finally:
+        engine.close()
