@@ -252,3 +252,74 @@ def test_an_answer_that_never_reached_the_client_is_not_trusted(repo, tool, argu
     else:
         assert "as given earlier" not in first and "total += 13" in first  # the code again, in full
         assert "-- [UNCHANGED] app.py" in second and "as given earlier" in second
+
+
+UTIL = "from app import helper\n\n\ndef twice(total):\n    return helper(total) + helper(total)\n"
+
+
+def _history():
+    """One session's calls, the same through the CLI and through MCP: reads of every
+    kind, packs, and edits between them. (kind, arguments) or ("edit", (path, old, new))."""
+    return [
+        ("read_file", {"path": "app.py"}),
+        ("read_file", {"path": "app.py"}),
+        ("read_file", {"path": "app.py", "symbol": "func1"}),
+        ("edit", ("app.py", "    total += 3\n", "    total += 333\n")),
+        ("read_file", {"path": "app.py"}),
+        ("read_file", {"path": "app.py", "offset": 2, "limit": 6}),
+        ("context", {"entry": "twice"}),
+        ("edit", ("app.py", "return total * 2", "return total * 5")),
+        ("context", {"entry": "twice"}),
+        ("read_file", {"path": "util.py"}),
+        ("diff_context", {}),
+        ("read_file", {"path": "app.py"}),
+    ]
+
+
+def _cli_args(kind: str, args: dict) -> list[str]:
+    if kind == "read_file":
+        out = ["read", args["path"]]
+        for key in ("symbol", "offset", "limit"):
+            if key in args:
+                out += [f"--{key}", str(args[key])]
+        return out
+    if kind == "context":
+        return ["context", args["entry"]]
+    return ["diff-context"]
+
+
+def test_answers_are_the_cli_answers_for_the_same_history(make_repo):
+    files = {"app.py": SOURCE, "util.py": UTIL}
+    cli_root, mcp_root = make_repo(files, name="cli"), make_repo(files, name="mcp")
+
+    def apply(root, path, old, new):
+        p = root / path
+        p.write_text(p.read_text().replace(old, new, 1))
+
+    cli_answers = []
+    for kind, args in _history():
+        if kind == "edit":
+            apply(cli_root, *args)
+            continue
+        proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", *_cli_args(kind, args), "--session-id", "same"],
+                              cwd=cli_root, env=_env(), capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        cli_answers.append(proc.stdout.rstrip("\n"))
+
+    async def script(s: ClientSession):
+        answers = []
+        for kind, args in _history():
+            if kind == "edit":
+                apply(mcp_root, *args)
+                continue
+            result = await s.call_tool(kind, {**args, "session_id": "same"})
+            assert not result.isError, text_of(result)
+            answers.append(text_of(result).rstrip("\n"))
+        return answers
+
+    mcp_answers = with_session(mcp_root, script)
+    assert mcp_answers == cli_answers
+    # the history reaches the interesting answers: a skeleton, a named hidden change, packs with stubs
+    assert mcp_answers[0].startswith("[SKELETON] app.py")
+    assert mcp_answers[3].endswith("Changed inside code you have not read (still elided): func0.")
+    assert "-- [UNCHANGED] util.py:4-5 function twice [entry]" in mcp_answers[6]
