@@ -128,3 +128,19 @@ def test_warm_up_indexes_every_file_before_the_first_lookup(make_repo):
         assert _names(engine) == {f"f{i}" for i in range(30)}
     finally:
         engine.close()
+
+
+def test_the_engine_never_forks(make_repo):
+    """A process pool forked from the MCP server's threads can deadlock: the engine's
+    index parses in-process even where a cold `structure` would use a pool."""
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(400))  # ~12 KB each
+    root = make_repo({f"m{i}.py": body for i in range(60)})  # past the pool's 24 files and 512 KB
+    forks = []
+    os.register_at_fork(before=lambda: forks.append(1))
+    engine = Engine(root)
+    try:
+        engine.warm_up()
+        assert len(engine.run(lambda ws: ws.all_symbols(ws.root))) == 60 * 400
+        assert forks == []
+    finally:
+        engine.close()
