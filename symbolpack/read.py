@@ -226,8 +226,7 @@ def _plain(request, current, scope, copy: AgentCopy, fallback: str | None = None
 
 
 def _unchanged(request, current, copy: AgentCopy, note: str = "") -> ReadOutcome:
-    total = len(current.lines)
-    text = f"[UNCHANGED] {request.path}: as you last read it ({total} lines).{note}"
+    text = f"[UNCHANGED] {request.path}" + (f".{note}" if note else "")  # <= 12 tokens: the commonest answer
     response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
     return ReadOutcome(response, copy, None)
 
@@ -380,7 +379,7 @@ def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> 
         return _plain(request, current, scope, copy, "forced")
     if not copy.holds(start, end, current.sha256, current.lines, load):
         return _plain(request, current, scope, copy, "pending" if copy.uncertain(start, end) else None)
-    text = f"[UNCHANGED] {request.path} lines {start}-{end}: as you last read them."
+    text = f"[UNCHANGED] {request.path}:{start}-{end}"
     full_tokens = count_tokens(numbered_text(current.lines, start, end))
     response = _response(request, current, "unchanged", text, scope, None, full_tokens)
     return ReadOutcome(response, copy.written(start, end, current.sha256), scope)

@@ -92,7 +92,9 @@ def test_unchanged_reread_is_one_line():
     cur = current(py_lines())
     agent, _ = first_read(cur)
     r = agent.read(cur)
-    assert r["mode"] == "unchanged" and "\n" not in r["text"] and str(len(py_lines())) in r["text"]
+    assert r["mode"] == "unchanged" and r["text"] == "[UNCHANGED] m.py"
+    from symbolpack.tokens import estimate_tokens
+    assert estimate_tokens("[UNCHANGED] src/auth/tokens.py") <= 12  # the issue's budget for the marker
 
 
 def test_a_change_inside_a_body_never_read_is_a_note_not_the_body():
@@ -101,8 +103,7 @@ def test_a_change_inside_a_body_never_read_is_a_note_not_the_body():
     lines[30] = "    y3 = x * 1000"  # inside f1's body, which the skeleton elided
     r = agent.read(current(lines))
     assert r["mode"] == "unchanged"  # every line the agent holds is still right where it is
-    assert r["text"] == ("[UNCHANGED] m.py: as you last read it (98 lines). "
-                         "Changed inside code you have not read (still elided): f1.")
+    assert r["text"] == "[UNCHANGED] m.py. Changed inside code you have not read (still elided): f1."
     lines.insert(35, "    extra = 1")  # now the numbering moves: a delta, still without the body
     r = agent.read(current(lines))
     assert r["mode"] == "delta" and "x * 1000" not in r["text"] and "extra = 1" not in r["text"]
