@@ -163,8 +163,9 @@ def read_file(
 
     with store.session(session_id) as session:
         copy = session.copy(source.rel)
-        if session.shown("skeleton"):
-            request = request._replace(told=True)
+        told = tuple(mode for mode in ("skeleton", "delta") if session.shown(mode))
+        if told:
+            request = request._replace(told=told)
         def parse(old_lines):
             return ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
 

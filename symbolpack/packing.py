@@ -147,9 +147,15 @@ def signature_span(sym: SymbolSlice, lines: list[str]) -> tuple[int, int]:
     return a, end
 
 
+def _tag(s: PackSlice) -> str:
+    """" [caller]", " [entry]", ...: how a slice relates to what was asked; a callee,
+    the commonest relation, goes untagged (every slice pays for its tag)."""
+    return "" if s.relevance == "callee" else f" [{s.relevance}]"
+
+
 def _signature_block(s: PackSlice) -> str:
     sym = s.sym
-    where = f"{sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname} [{s.relevance}]"
+    where = f"{sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{_tag(s)}"
     if s.mode == "unchanged":  # the agent holds its code: one line, smaller than its signature
         return f"-- [UNCHANGED] {where}"
     note = ""
@@ -188,7 +194,7 @@ def _code_block(s: PackSlice) -> str:
     sym = s.sym
     a, b = sym.lines
     wa, wb = s.span
-    parts = [f"-- {sym.path}:{a}-{b} {sym.kind} {sym.qualname} [{s.relevance}]"]
+    parts = [f"-- {sym.path}:{a}-{b} {sym.kind} {sym.qualname}{_tag(s)}"]
     if wa > a:
         if s.signature_shown():
             parts.append("   " + _brief_signature(sym))

@@ -36,6 +36,7 @@ from .views import (
     render_delta,
     render_segments,
     shell_word,
+    unchanged_marker,
     unified_diff,
 )
 
@@ -52,7 +53,7 @@ FULL = "full"
 class ReadPolicy(namedtuple("ReadPolicy", [
     "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
     "diff_max_hunks", "diff_max_changed_share", "truncation_share", "skeleton_target_share",
-], defaults=[3, 400, 0.85, 0.8, 8, 0.5, 0.5, 0.35])):
+], defaults=[3, 400, 0.85, 1.0, 8, 0.5, 0.5, 0.35])):
     """Thresholds of the read policy: a skeleton aims at `skeleton_target_share` of a
     plain read and hides no run shorter than `elide_min_lines`; read
     files under `small_file_tokens` whole; a skeleton must cost at most
@@ -64,11 +65,11 @@ class ReadPolicy(namedtuple("ReadPolicy", [
 
 
 class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told"],
-                             defaults=[None, None, None, False, False])):
+                             defaults=[None, None, None, False, ()])):
     """One read: a path, an optional range or resolved drill-in symbol, and --full.
-    *told*: this session was already shown a skeleton, whose header explained the
-    elision markers; later skeletons say only what they are (the convention is
-    explained once per session, not in every answer)."""
+    *told*: the modes this session was already answered with ("skeleton", "delta"):
+    their first answer explained the markers; later ones say only what they are
+    (a convention is explained once per session, not in every answer)."""
 
     __slots__ = ()
 
@@ -307,7 +308,7 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
         return plain
     body = render_segments(current.lines, segments, notes)
     header = f"[SKELETON] {request.path}: {total} lines."
-    if not request.told:
+    if "skeleton" not in request.told:
         held = " [UNCHANGED] spans are code you were already given." if any(
             s.kind == "unchanged" for s in segments) else ""
         header += (f" \"... A-B elided: OPTIONS\" hides lines A-B; "
@@ -378,10 +379,42 @@ def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> 
     if plain_only:
         return _plain(request, current, scope, copy, "forced")
     if not copy.holds(start, end, current.sha256, current.lines, load):
-        return _plain(request, current, scope, copy, "pending" if copy.uncertain(start, end) else None)
+        if copy.uncertain(start, end):
+            return _plain(request, current, scope, copy, "pending")
+        return _range_with_held(request, current, scope, copy, load)
     text = f"[UNCHANGED] {request.path}:{start}-{end}"
     full_tokens = count_tokens(numbered_text(current.lines, start, end))
     response = _response(request, current, "unchanged", text, scope, None, full_tokens)
+    return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
+
+
+def _range_with_held(request, current, scope, copy: AgentCopy, load) -> ReadOutcome:
+    """A range the agent holds part of (a drill-in under a signature it was shown, a
+    range across a skeleton): runs it holds as they are, where a marker costs less
+    than the lines, are `unchanged`; the rest is shown. Plain when nothing folds."""
+    start, end = scope
+    plain = _plain(request, current, scope, copy)
+    if not copy.runs:
+        return plain
+    held = _held_mask(copy, current, load)
+    segments: list[Segment] = []
+    n = start
+    while n <= end:
+        m = n
+        while m + 1 <= end and held[m + 1] == held[n]:
+            m += 1
+        run = Segment("unchanged", n, m, source=n)
+        if held[n] and count_tokens(numbered_text(current.lines, n, m)) > count_tokens(unchanged_marker(run)) + 1:
+            segments.append(run)
+        elif segments and segments[-1].kind == "shown":
+            segments[-1] = segments[-1]._replace(end=m)
+        else:
+            segments.append(Segment("shown", n, m))
+        n = m + 1
+    if all(seg.kind == "shown" for seg in segments):
+        return plain
+    text = "\n".join(render_segments(current.lines, segments))
+    response = _response(request, current, "range", text, scope, segments, plain.response["full_tokens"])
     return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
 
 
@@ -487,7 +520,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
-    header = f"[DELTA] {request.path} changed since you last read it ({copy.length} -> {total} lines)."
+    header = f"[DELTA] {request.path} changed ({copy.length} -> {total} lines)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
     if unseen:
@@ -496,7 +529,8 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
                    + ("..." if len(names) > 12 else "") + ".")
     if removed:
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
-    header += " Unchanged spans are as in your copy (what it had elided stays elided)."
+    if "delta" not in request.told:
+        header += " Unchanged spans are as in your copy (what it had elided stays elided)."
     text = "\n".join([header, *render_delta(new, segments)])
     response = _response(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, _copy_after(copy, current, segments), None), only_unseen
@@ -621,8 +655,7 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
 def _diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: Sequence[bool],
                   diff: UnifiedDiff) -> ReadOutcome:
     total = len(current.lines)
-    header = (f"[DIFF] {request.path} changed since you last read it ({old_total} -> {total} lines); "
-              f"unified diff against your copy:")
+    header = f"[DIFF] {request.path} changed ({old_total} -> {total} lines); unified diff against your copy:"
     text = header + ("\n" + diff.text if diff.text else "")
     response = _response(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew

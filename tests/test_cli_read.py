@@ -47,7 +47,8 @@ def test_read_modes_through_the_cli(repo):
     text = tldrs(repo, "read", "src/app.py", "--session-id", "t1", check=True).stdout
     assert text.startswith("[UNCHANGED] src/app.py")
     drill = read_json(repo, "src/app.py", "--symbol", "f3")
-    assert drill["mode"] == "range" and "def f3(x):" in drill["text"]
+    # the signature and docstring the skeleton showed are not sent again; the body is
+    assert drill["mode"] == "range" and drill["text"].startswith("... 63-64 unchanged\n    65\t    y0 = x + 0\n")
     miss = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--symbol", "f33x")
     assert miss.returncode != 0 and "did you mean" in miss.stderr and "Traceback" not in miss.stderr
     status = json.loads(tldrs(repo, "session", "status", "--session-id", "t1", "--json", check=True).stdout)

@@ -124,7 +124,7 @@ def test_changed_symbols_come_back_whole_and_the_rest_unchanged_or_elided():
     r = agent.read(current(lines))
     assert r["mode"] == "delta"
     assert r["text"].splitlines()[0].startswith(
-        "[DELTA] m.py changed since you last read it (98 -> 98 lines). Changed/new: f0.")
+        "[DELTA] m.py changed (98 -> 98 lines). Changed/new: f0.")
     shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
     assert shown == [(1, 25)]  # the changed import and f0
     # f1, f2, f3 bodies were never seen and did not change: still elided
@@ -170,7 +170,8 @@ def test_a_window_keeps_the_lines_the_agent_was_told_are_elided_elided():
 def test_only_the_first_skeleton_of_a_session_explains_the_markers():
     agent, first = first_read(current(py_lines()))
     assert "hides lines A-B" in first["text"].splitlines()[0]
-    out = decide(ReadRequest("n.py", told=True), current(py_lines(5)), AgentCopy(), lambda sha: None, ReadPolicy())
+    out = decide(ReadRequest("n.py", told=("skeleton",)), current(py_lines(5)), AgentCopy(), lambda sha: None,
+                 ReadPolicy())
     assert out.response["mode"] == "skeleton"
     assert out.response["text"].splitlines()[0] == f"[SKELETON] n.py: {len(py_lines(5))} lines."
 
