@@ -111,8 +111,9 @@ def rename_line(c: FileChange) -> str | None:
     return None
 
 
-def changed_files(root: Path, base: str, head: str | None) -> list[FileChange]:
-    """Every path that differs between *base* and *head* (or the working tree, untracked included)."""
+def changed_files(root: Path, base: str, head: str | None, sensitive: tuple[str, ...] = ()) -> list[FileChange]:
+    """Every path that differs between *base* and *head* (or the working tree, untracked
+    included); files named by *sensitive* (`Settings.sensitive`) are never read."""
     args = ["diff", "--raw", "-z", "-M", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", base]
     if head:
         args.append(head)
@@ -149,7 +150,7 @@ def changed_files(root: Path, base: str, head: str | None) -> list[FileChange]:
             if p and not p.endswith(b"/"):
                 changes.append(FileChange("A", None, p.decode("utf-8", "surrogateescape"), None, None,
                                           "000000", "100644", untracked=True))
-    _load_contents(root, changes, head)
+    _load_contents(root, changes, head, sensitive)
     return changes
 
 
@@ -236,10 +237,10 @@ def _consistent(hunks: Sequence[tuple], old_len: int, new_len: int) -> bool:
     return old_len - pi == new_len - pj
 
 
-def _load_contents(root: Path, changes: list[FileChange], head: str | None) -> None:
+def _load_contents(root: Path, changes: list[FileChange], head: str | None, sensitive: tuple[str, ...]) -> None:
     """Fill old/new bytes: old from git objects; new from git objects (*head*) or the working tree."""
     for c in changes:  # a sensitive file is never read: nothing of it can reach a pack or a cache
-        if any(p and is_sensitive(p) for p in (c.old_path, c.new_path)):
+        if any(p and is_sensitive(p, sensitive) for p in (c.old_path, c.new_path)):
             c.withheld = "sensitive"
             c.opcodes = list(c.git_hunks or [])  # for its line counts only
     wanted = [w for c in changes if not c.withheld

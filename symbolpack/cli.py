@@ -109,17 +109,21 @@ def cmd_search(args) -> int:
 # --------------------------------------------------------------------------- reads and sessions
 
 def _workspace(path=None):
+    """The project of *path* (default: the working directory), with its settings
+    (the environment over its pyproject.toml)."""
     from .operations import Workspace
+    from .settings import load_settings
 
-    return Workspace(_root_for(path or Path(os.getcwd())))
+    root = _root_for(path or Path(os.getcwd()))
+    return Workspace(root, load_settings(root))
 
 
-def _session_id(args) -> str | None:
+def _session_id(args, ws) -> str | None:
     """The session of this command (see session_id.py), or None: no session, so a
     read is a plain read that records nothing."""
     from .session_id import resolve_session_id
 
-    return resolve_session_id(getattr(args, "session_id", None))
+    return resolve_session_id(getattr(args, "session_id", None), ws.settings)
 
 
 NO_SESSION = "no session: pass --session-id or set SYMBOLPACK_SESSION_ID"
@@ -131,7 +135,7 @@ def cmd_read(args) -> int:
 
     path = Path(args.path)
     ws = _workspace(path.absolute().parent if path.absolute().parent.exists() else None)
-    session_id = _session_id(args)
+    session_id = _session_id(args, ws)
     if args.elide_min_lines < 1:
         raise _user_error("--elide-min-lines must be at least 1")
     policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
@@ -201,7 +205,7 @@ def _fast_read_args(argv: list[str]):
             path = token
     if path is None:
         return None
-    return SimpleNamespace(command="read", func=cmd_read, debug=False, path=path, **values)
+    return SimpleNamespace(command="read", func=cmd_read, debug=False, verbose=False, path=path, **values)
 
 
 def cmd_session(args) -> int:
@@ -229,7 +233,7 @@ def cmd_session(args) -> int:
             f"removed {result['sessions_removed']} expired sessions and {result['objects_removed']} "
             f"unreferenced baselines; kept {result['objects_kept']}")
         return 0
-    session_id = _session_id(args)
+    session_id = _session_id(args, ws)
     if session_id is None:
         print(f"{PROG}: error: {NO_SESSION}", file=sys.stderr)
         return EXIT_USAGE
@@ -287,6 +291,8 @@ def build_parser(only: str | None = None):
         epilog="Run 'tldrs COMMAND --help' for a command's options. Docs: README.md and ARCHITECTURE.md.",
     )
     parser.add_argument("--version", action="version", version=f"symbolpack {__version__}")
+    parser.add_argument("--verbose", action="store_true",
+                        help="log what symbolpack does on stderr (as SYMBOLPACK_LOG=debug)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -368,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     if args_in in (["--version"], ["-V"]):  # hooks and health checks: skip building the parser
         sys.stdout.write(f"symbolpack {__version__}\n")
         return 0
+    _configure_logging("--verbose" in args_in[:1])
     if args_in[:1] == ["hook"]:  # one process per agent tool call: no argparse on this path
         from .integrations.claude import run_as_process
 
@@ -393,10 +400,23 @@ def main(argv: list[str] | None = None) -> int:
     return _run(args)
 
 
+def _configure_logging(verbose: bool) -> None:
+    """Warnings (a corrupt session moved aside, an unusable state dir) as one
+    `symbolpack: warning: ...` line on stderr; debug notes with --verbose or
+    SYMBOLPACK_LOG=debug. Nothing is imported until a first record is logged."""
+    from .log import configure
+    from .settings import load_settings
+
+    configure("debug" if verbose else load_settings().log)
+
+
 def _run(args) -> int:
     """Run a parsed command; every failure becomes one line on stderr (and the
     protocol's error object with --format json)."""
-    debug = args.debug or os.environ.get("SYMBOLPACK_DEBUG") == "1"
+    from .settings import load_settings
+
+    settings = load_settings()  # the environment's; a project's pyproject.toml is read by its workspace
+    debug = args.debug or settings.debug
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -79,18 +79,18 @@ def check_budget(budget: int) -> None:
         raise SymbolpackError(f"--budget must be a positive number of tokens (got {budget})")
 
 
-def _session_id(session_id: str | None, root: Path) -> str | None:
+def _session_id(ws, session_id: str | None) -> str | None:
     """The session (see session_id.py); None: no session, so no delta."""
     from .session_id import resolve_session_id
 
-    return resolve_session_id(session_id)
+    return resolve_session_id(session_id, ws.settings)
 
 
 def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
     from .index import Index
 
-    index = ws.index if ws.index.root == root.resolve() else Index(root)
-    return CallGraph(index, snapshot, graph_cache(state_dir(root) / "graph"))
+    index = ws.index if ws.index.root == root.resolve() else Index(root, settings=ws.settings)
+    return CallGraph(index, snapshot, graph_cache(state_dir(root, settings=ws.settings) / "graph"))
 
 
 # --------------------------------------------------------------------------- diff-context
@@ -114,8 +114,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
     unborn = base == "HEAD" and not has_commits(root)  # no commits yet: everything is added
     base_sha = empty_tree(root) if unborn else resolve_rev(root, base, "base")
     head_sha = resolve_rev(root, head, "head") if head else None
-    sid = _session_id(session_id, root) if delta else None
-    changes = changed_files(root, base_sha, head_sha)
+    sid = _session_id(ws, session_id) if delta else None
+    changes = changed_files(root, base_sha, head_sha, ws.settings.sensitive)
     snapshot: Snapshot = GitTreeSnapshot(root, head_sha) if head_sha else WorkTreeSnapshot(root)
     graph = _graph(ws, root, snapshot)
     try:
@@ -201,7 +201,7 @@ def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAU
     if depth < 0:
         raise SymbolpackError(f"--depth must be 0 or more (got {depth})")
     root = ws.root
-    sid = _session_id(session_id, root) if delta else None
+    sid = _session_id(ws, session_id) if delta else None
     graph = _graph(ws, root, WorkTreeSnapshot(root))
     try:
         start = resolve_entry(ws, graph, entry)

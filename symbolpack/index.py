@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from .settings import Settings
 from .languages import has_query, language_for_path, query_version
 from .sources import is_sensitive
 from .symbols import Reference, SymbolRecord, SymbolSlice, bind, parse_bytes
@@ -257,13 +258,17 @@ def _bind_packed(rel: str, lang: str, value: tuple) -> tuple[tuple[SymbolSlice, 
 class Index:
     """Symbols of the files under one project root, served through the parse cache."""
 
-    def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None):
+    def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None,
+                 settings: Settings | None = None):
+        from .settings import load_settings
+
         self.root = root.resolve()
+        self.settings = settings if settings is not None else load_settings(self.root)
         self.jobs = jobs if jobs is not None else (os.cpu_count() or 1)
         self.cache = None
         if use_cache:
             try:
-                self.cache = DiskCache(state_dir(self.root) / "cache")
+                self.cache = DiskCache(state_dir(self.root, settings=self.settings) / "cache")
             except StateUnavailable:  # no state directory: parse without a cache
                 pass
 
@@ -280,7 +285,7 @@ class Index:
 
     def file(self, path: Path) -> FileSymbols:
         path = path.resolve()
-        if is_sensitive(path):
+        if is_sensitive(path, self.settings.sensitive):
             return self.symbols_for_bytes(self.rel(path), b"")
         data = path.read_bytes()
         return self.symbols_for_bytes(self.rel(path), data)
@@ -289,7 +294,7 @@ class Index:
         items = []
         for path in paths:
             rel = self.rel(path)
-            if is_sensitive(rel):  # listed, never read (see _bind_all)
+            if is_sensitive(rel, self.settings.sensitive):  # listed, never read (see _bind_all)
                 items.append((rel, None, b""))
                 continue
             try:
@@ -306,7 +311,7 @@ class Index:
     def _bind_all(self, items: list[tuple[str, str | None, bytes]]) -> list[FileSymbols]:
         # a sensitive file (by name, `sources.is_sensitive`) is never parsed nor cached:
         # no symbol, signature or digest of its content may reach the state directory
-        items = [(rel, None, b"") if is_sensitive(rel) else (rel, lang, data) for rel, lang, data in items]
+        items = [(rel, None, b"") if is_sensitive(rel, self.settings.sensitive) else (rel, lang, data) for rel, lang, data in items]
         digests = [sha256_hex(data) for _, _, data in items]
         keys = {i: _cache_key(lang, digests[i]) for i, (_, lang, _) in enumerate(items) if has_query(lang)}
         packed: dict[int, tuple] = {}

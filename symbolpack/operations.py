@@ -23,6 +23,10 @@ from .sources import Source, load_source, split_text_lines
 from .tokens import count_tokens
 from .workspace import SymbolpackError, project_root
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .settings import Settings
+
 
 class ReadResult:
     """A protocol response, the exit code the CLI should end with, and the intent to
@@ -44,10 +48,15 @@ class ReadResult:
 
 
 class Workspace:
-    """One project: its root, its parse index and its session store (opened lazily)."""
+    """One project: its root, its settings, its parse index and its session store
+    (opened lazily). Without *settings*, the environment and the project's
+    pyproject.toml decide (`settings.load_settings`)."""
 
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, settings: Settings | None = None):
+        from .settings import load_settings
+
         self.root = (root or project_root()).resolve()
+        self.settings = settings if settings is not None else load_settings(self.root)
         self._index = None
         self._store = None
 
@@ -56,7 +65,7 @@ class Workspace:
         if self._index is None:
             from .index import Index
 
-            self._index = Index(self.root)
+            self._index = Index(self.root, settings=self.settings)
         return self._index
 
     @property
@@ -64,7 +73,7 @@ class Workspace:
         if self._store is None:
             from .store import Store
 
-            self._store = Store(self.root)
+            self._store = Store(self.root, settings=self.settings)
         return self._store
 
     def store_or_none(self):
@@ -131,7 +140,7 @@ def read_file(
     if not target.is_absolute():
         target = Path.cwd() / target
     try:
-        source = load_source(target, ws.root)
+        source = load_source(target, ws.root, ws.settings.sensitive)
     except SymbolpackError:
         if session_id is not None and record and not target.exists() and not target.is_symlink():
             _forget_deleted(ws, target, session_id)
@@ -203,7 +212,7 @@ def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, 
     shown without line numbers) void the lines where the copy held other text."""
     from .sources import is_sensitive
 
-    if is_sensitive(rel):
+    if is_sensitive(rel, store.settings.sensitive):
         return
     copy = session.copy(rel)
     if headers:
@@ -245,7 +254,7 @@ def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None
             limit: int | None = None) -> str:
     """The agent lost those lines: remove them from its copy, whatever answer they
     came from, so the next read of them is plain."""
-    source = load_source(Path(path).absolute(), ws.root)
+    source = load_source(Path(path).absolute(), ws.root, ws.settings.sensitive)
     if source.passthrough:
         return f"{source.rel}: not tracked ({source.passthrough})"
     lines = split_text_lines(source.text)

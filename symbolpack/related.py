@@ -162,7 +162,7 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
         path_part, _, rest = entry.partition(":")
         rel = _relative(root, path_part)
         if rel is not None and graph.snap.exists(rel):
-            if is_sensitive(rel):
+            if is_sensitive(rel, graph.index.settings.sensitive):
                 raise SymbolpackError(f"{rel} is a sensitive file: symbolpack neither shows nor stores it")
             facts = graph.facts(rel)
             if facts is None or not facts.parsed:

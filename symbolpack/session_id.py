@@ -32,7 +32,11 @@ import os
 import re
 import sys
 
-from .workspace import SymbolpackError
+from .errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .settings import Settings
 
 VALID_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
@@ -66,18 +70,23 @@ _SCRIPT_SUFFIX = re.compile(r"\.(js|mjs|cjs|ts|py|rb|sh|exe)$")
 
 def validate_session_id(value: str) -> str:
     if not VALID_ID.fullmatch(value) or value in (".", ".."):
-        raise SymbolpackError(
+        raise UsageError(
             f"invalid session id {value[:40]!r}: use 1-128 characters from A-Z a-z 0-9 . _ -")
     return value
 
 
-def resolve_session_id(explicit: str | None = None) -> str | None:
-    """The session of this call, or None when there is none (plain reads, nothing recorded)."""
+def resolve_session_id(explicit: str | None = None, settings: Settings | None = None) -> str | None:
+    """The session of this call, or None when there is none (plain reads, nothing
+    recorded). Step 2 is `settings.session_id` (`$SYMBOLPACK_SESSION_ID`); without
+    *settings*, the environment's."""
     if explicit is not None:
         return validate_session_id(explicit)
-    env = os.environ.get("SYMBOLPACK_SESSION_ID")
-    if env:
-        return validate_session_id(env)
+    if settings is None:
+        from .settings import load_settings
+
+        settings = load_settings()
+    if settings.session_id:
+        return validate_session_id(settings.session_id)
     return process_session_id()
 
 

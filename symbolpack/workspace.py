@@ -11,6 +11,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .errors import StoreError
+from .errors import SymbolpackError as SymbolpackError  # re-exported: its old home
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .settings import Settings
+
 STATE_DIR_NAME = ".symbolpack"
 
 try:  # the built-in sha256 loads in microseconds; hashlib's OpenSSL binding costs
@@ -25,10 +32,6 @@ except ImportError:
 def sha256_hex(data: bytes) -> str:
     """Hex sha256 of *data*: the content hash every view, baseline and cache key uses."""
     return _sha256(data).hexdigest()
-
-
-class SymbolpackError(Exception):
-    """An error the user caused or can fix; the CLI prints it as one line."""
 
 
 def find_repo_root(start: str | os.PathLike | None = None) -> Path | None:
@@ -51,7 +54,7 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
     return here.parent if here.is_file() else here
 
 
-class StateUnavailable(SymbolpackError, OSError):
+class StateUnavailable(StoreError, OSError):
     """symbolpack's state directory cannot be found or created (an unwritable
     directory, `$SYMBOLPACK_DIR` under a file, no home directory). Raised by
     `state_dir`; the OSError behind it is its `__cause__`. A read must not fail
@@ -59,17 +62,21 @@ class StateUnavailable(SymbolpackError, OSError):
     OSError too, so code that catches OSError around the store keeps working."""
 
 
-def state_dir(root: Path, create: bool = True) -> Path:
+def state_dir(root: Path, create: bool = True, settings: Settings | None = None) -> Path:
     """Where symbolpack keeps the state of the project at *root*, created 0700 with
     a `*` .gitignore when *create*:
 
-    - `$SYMBOLPACK_DIR` when set;
+    - `settings.state_dir` (`$SYMBOLPACK_DIR`, or `state_dir` in pyproject.toml) when set;
     - inside a git repository: `<root>/.symbolpack`;
     - outside any repository: `$XDG_STATE_HOME/symbolpack/<name>-<hash of root>`
       (default `~/.local/state`), so reading `/etc/hostname` never writes `/etc/.symbolpack`.
 
     Raises `StateUnavailable` (never a bare OSError) when it cannot be had."""
-    override = os.environ.get("SYMBOLPACK_DIR")
+    if settings is None:
+        from .settings import load_settings
+
+        settings = load_settings(root)
+    override = settings.state_dir
     try:
         if override:
             path = Path(override).expanduser().resolve()

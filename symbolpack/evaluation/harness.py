@@ -34,13 +34,13 @@ here too.
 from __future__ import annotations
 
 import contextlib
-import os
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from ..settings import Settings
 from ..tokens import count_tokens, counter_name, estimate_tokens, use_counter
 from ..views import numbered_text, unified_diff
 from .oracle import ReadOracle, split_lines
@@ -95,18 +95,13 @@ def selected_counter(choice: str = "auto") -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def isolated_state() -> Iterator[Path]:
-    """A fresh SYMBOLPACK_DIR for the block (sessions, baselines, parse cache), removed after."""
-    saved = os.environ.get("SYMBOLPACK_DIR")
+def isolated_state() -> Iterator[Settings]:
+    """Settings whose state dir (sessions, baselines, parse cache) is a fresh directory,
+    removed after the block; pass them to `EvalSession` (the environment is not touched)."""
+    from ..settings import load_settings
+
     with tempfile.TemporaryDirectory(prefix="symbolpack-eval-state-") as tmp:
-        os.environ["SYMBOLPACK_DIR"] = tmp
-        try:
-            yield Path(tmp)
-        finally:
-            if saved is None:
-                os.environ.pop("SYMBOLPACK_DIR", None)
-            else:
-                os.environ["SYMBOLPACK_DIR"] = saved
+        yield load_settings().replace(state_dir=tmp)
 
 
 # --------------------------------------------------------------------------- reference policies
@@ -208,11 +203,12 @@ def _symbolpack_reader(fallbacks: dict[str, int]) -> Engine:
 class EvalSession:
     """One agent session over one checkout: reads, judgements, prices; see the module docstring."""
 
-    def __init__(self, root: Path, session_id: str = "eval", engine: Engine | None = None, policy=None):
+    def __init__(self, root: Path, session_id: str = "eval", engine: Engine | None = None, policy=None,
+                 settings: Settings | None = None):
         from ..operations import Workspace
 
         self.root = Path(root).resolve()
-        self.ws = Workspace(self.root)
+        self.ws = Workspace(self.root, settings)
         self.session_id = session_id
         self.fallbacks: dict[str, int] = {}  # plain reads of re-reads, by reason
         self.engine = engine or _symbolpack_reader(self.fallbacks)

@@ -237,12 +237,12 @@ def replay(repo: Path, commits: int = 20, end: str = "HEAD", seed: int = 0, engi
     if not chain:
         raise SymbolpackError(f"{end} has no commit with a parent to replay")
     rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(prefix="symbolpack-eval-replay-") as tmp, isolated_state():
+    with tempfile.TemporaryDirectory(prefix="symbolpack-eval-replay-") as tmp, isolated_state() as settings:
         clone = Path(tmp) / "clone"
         git(Path(tmp), "clone", "-q", "--shared", "--no-checkout", str(repo), str(clone))
         git(clone, "config", "core.autocrlf", "false")
         git(clone, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", f"{chain[0]}^1")
-        session = EvalSession(clone, session_id="replay", engine=engine)
+        session = EvalSession(clone, session_id="replay", engine=engine, settings=settings)
         session.edited_files = 0
         fn, why = _diff_context_fn(session, diff_context)
         judges = {True: PackJudge(delta=True, read_oracle=session.oracle), False: PackJudge(delta=False)}

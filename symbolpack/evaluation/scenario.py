@@ -553,9 +553,9 @@ def run_scenario(engine=None) -> dict:
     Uses whatever token counter is selected (see `harness.selected_counter`).
     """
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="symbolpack-eval-sample-") as tmp, isolated_state():
+    with tempfile.TemporaryDirectory(prefix="symbolpack-eval-sample-") as tmp, isolated_state() as settings:
         root = build_sample_repo(Path(tmp) / "sample")
-        session = EvalSession(root, session_id="scenario", engine=engine)
+        session = EvalSession(root, session_id="scenario", engine=engine, settings=settings)
         labels = []
         try:
             for label, action in scripted_turns(root):

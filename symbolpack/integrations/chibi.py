@@ -192,7 +192,9 @@ def run_hook(name: str, stdin_text: str, home: str) -> str:
     try:
         out = hook(name, payload, home)
     except Exception as exc:  # a hook never breaks the tool call or the turn
-        if os.environ.get("SYMBOLPACK_DEBUG") == "1":
+        from ..settings import load_settings
+
+        if load_settings().debug:
             import traceback
 
             traceback.print_exc()
@@ -204,6 +206,9 @@ def run_hook(name: str, stdin_text: str, home: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """`tldrs chibi plugin [--home DIR] [--schema]`: what Chibi runs (see the launcher)."""
+    from ..log import configure
+
+    configure()  # the store's warnings: one `symbolpack: warning:` line on stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     home = None
     if "--home" in argv:

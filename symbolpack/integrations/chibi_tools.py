@@ -166,7 +166,9 @@ def run_tool(name: str, stdin_text: str, home: str, out) -> int:
     except SymbolpackError as exc:
         text = f"Error: {exc}"
     except Exception as exc:  # a tool never dies with a traceback
-        if os.environ.get("SYMBOLPACK_DEBUG") == "1":
+        from ..settings import load_settings
+
+        if load_settings().debug:
             import traceback
 
             traceback.print_exc()

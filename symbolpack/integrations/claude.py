@@ -301,7 +301,7 @@ def pre_read(payload, after: list) -> dict | None:
 
             from ..sources import load_source
 
-            source = load_source(Path(req.path), ws.root)
+            source = load_source(Path(req.path), ws.root, ws.settings.sensitive)
             if source.passthrough:
                 return None
             with store.session(req.session_id) as session:
@@ -348,7 +348,7 @@ def pre_edit(payload, after: list) -> dict | None:
 
     ws = _workspace(req.root)
     try:
-        source = load_source(Path(req.path), ws.root)
+        source = load_source(Path(req.path), ws.root, ws.settings.sensitive)
         if source.passthrough:
             return None
         store = ws.store_or_none()
@@ -423,7 +423,7 @@ def post_edit(payload, after: list) -> dict | None:
     ws = _workspace(req.root)
     try:
         try:
-            source = load_source(Path(req.path), ws.root)
+            source = load_source(Path(req.path), ws.root, ws.settings.sensitive)
         except Exception:
             source = None
         rel = source.rel if source is not None else _rel(os.path.realpath(req.path), str(ws.root))
@@ -529,7 +529,9 @@ def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
         out = handler(payload, pending)
         text = json.dumps(out, ensure_ascii=False) if out else ""
     except Exception as exc:  # a hook never breaks the tool call
-        if os.environ.get("SYMBOLPACK_DEBUG") == "1":
+        from ..settings import load_settings
+
+        if load_settings().debug:
             import traceback
 
             traceback.print_exc()
@@ -558,6 +560,9 @@ def _log(message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..log import configure
+
+    configure()  # the store's warnings: one `symbolpack: warning:` line on stderr
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
         _log(f"usage: tldrs hook {{{','.join(HOOKS)}}} < payload.json")

@@ -55,7 +55,9 @@ _OUR_HOOK = re.compile(r"\bhook\s+(claude-[a-z-]+)\s*$|symbolpack\.integrations\
 
 def tldrs_command() -> str:
     """The command prefix to write into settings."""
-    override = os.environ.get("SYMBOLPACK_TLDRS")
+    from ..settings import load_settings
+
+    override = load_settings().tldrs
     if override:
         return override
     script = Path(sys.executable).parent / ("tldrs.exe" if os.name == "nt" else "tldrs")

@@ -34,6 +34,10 @@ import sys
 import uuid
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..settings import Settings
+
 INSTRUCTIONS = """\
 symbolpack reads code for you without wasting context and never shows you stale code.
 Use read_file instead of a plain file read. What comes back:
@@ -163,32 +167,46 @@ def _run(commit) -> None:
     try:
         commit()
     except Exception as exc:  # an uncommitted intent only means "unsure"
-        print(f"symbolpack: warning: could not confirm a delivered answer ({exc})", file=sys.stderr)
+        from ..log import warning
+
+        warning(f"could not confirm a delivered answer ({exc})")
 
 
-def quiet_logging() -> str:
-    """The SDK logs every request at INFO on stderr; keep only warnings unless
-    SYMBOLPACK_LOG=debug. Returns the level for FastMCP's own set-up."""
+def quiet_logging(settings: Settings | None = None) -> str:
+    """The SDK logs every request at INFO on stderr; keep only warnings unless the
+    `log` setting is debug (`SYMBOLPACK_LOG=debug`). Returns the level for FastMCP's
+    own set-up."""
     import logging
 
-    level = "DEBUG" if os.environ.get("SYMBOLPACK_LOG", "").lower() == "debug" else "WARNING"
+    from ..log import configure
+    from ..settings import load_settings
+
+    settings = settings if settings is not None else load_settings()
+    level = "DEBUG" if settings.log == "debug" else "WARNING"
     for name in ("mcp", "FastMCP"):
         logging.getLogger(name).setLevel(level)
+    configure(settings.log)
     return level
 
 
-def build_server(root: Path | None = None, session_id: str | None = None):
-    """A FastMCP server over one workspace. *session_id*: the connection's default."""
+def build_server(root: Path | None = None, session_id: str | None = None, settings: Settings | None = None):
+    """A FastMCP server over one workspace. *session_id*: the connection's default;
+    *settings*: the project's (default: the environment over its pyproject.toml).
+    A tool's `SymbolpackError` (or any exception) becomes the SDK's tool error:
+    `isError` and the one-line message."""
     from mcp.server.fastmcp import FastMCP
 
     from .. import operations
     from ..session_id import validate_session_id
+    from ..settings import load_settings
     from ..workspace import project_root
 
-    ws = operations.Workspace(project_root(root) if root else None)
+    project = project_root(root) if root else project_root()
+    settings = settings if settings is not None else load_settings(project)
+    ws = operations.Workspace(project, settings)
     connection_session = validate_session_id(session_id) if session_id else default_session_id()
-    server = FastMCP("symbolpack", instructions=INSTRUCTIONS, log_level=quiet_logging())
-    quiet_logging()  # again: FastMCP's set-up may have touched the loggers
+    server = FastMCP("symbolpack", instructions=INSTRUCTIONS, log_level=quiet_logging(settings))
+    quiet_logging(settings)  # again: FastMCP's set-up may have touched the loggers
     deliveries = Deliveries()
 
     def request_id() -> str | None:
@@ -266,10 +284,11 @@ def _text_of(result) -> str:
 
 def _search(ws, query: str, limit: int) -> str:
     from ..index import walk
+    from ..errors import UsageError
     from ..lookup import GOOD_SCORE, no_match_message, rank
 
     if limit < 1:
-        raise ValueError("limit must be at least 1")
+        raise UsageError("limit must be at least 1")
     files = ws.index.files(walk(ws.root, ws.root).files)
     symbols = [s for f in files for s in f.symbols]
     matches = rank(query, symbols, limit=limit)

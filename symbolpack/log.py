@@ -1,0 +1,79 @@
+"""symbolpack's warnings and debug notes go to `logging.getLogger("symbolpack")`.
+
+Library users route them like any library's; the front ends call `configure`
+once (warnings as one line on stderr, `debug` when asked). `logging` is imported
+only when something is logged or configured: the read path of a hook process
+(one per tool call) never pays for it when all is well.
+"""
+
+from __future__ import annotations
+
+NAME = "symbolpack"
+_configured: list[object] = []  # the handler `configure` installed, to replace on a second call
+_pending: list[tuple[str, str]] = []  # a `configure` not applied yet (nothing logged so far)
+
+
+def logger():  # -> logging.Logger (not annotated: `logging` stays unimported until used)
+    import logging
+
+    if _pending:
+        _apply(*_pending.pop())
+    return logging.getLogger(NAME)
+
+
+def warning(message: str) -> None:
+    """One warning line (the front ends print it as `symbolpack: warning: ...`)."""
+    logger().warning("%s", message)
+
+
+def debug(message: str) -> None:
+    log = logger()
+    if log.isEnabledFor(10):  # logging.DEBUG
+        log.debug("%s", message)
+
+
+def configure(level: str = "warning", prefix: str = "symbolpack") -> None:
+    """Send symbolpack's records to stderr as `<prefix>: warning: message` lines, at
+    *level* ("warning" or "debug"). Idempotent: a second call replaces the first.
+    At "warning" nothing is imported until a first record is logged."""
+    _pending.clear()
+    _pending.append((level, prefix))
+    if level == "debug":
+        logger()
+
+
+def _apply(level: str, prefix: str) -> None:
+    import logging
+    import sys
+
+    class _Line(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return f"{prefix}: {record.levelname.lower()}: {record.getMessage()}"
+
+    log = logging.getLogger(NAME)
+    for handler in _configured:
+        log.removeHandler(handler)  # type: ignore[arg-type]
+    _configured.clear()
+    handler = _StderrHandler(sys)
+    handler.setFormatter(_Line())
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
+    log.propagate = False
+    _configured.append(handler)
+
+
+def _StderrHandler(sys_module):  # noqa: N802 - a factory: logging is imported lazily
+    import logging
+
+    class Handler(logging.StreamHandler):
+        """Writes to whatever `sys.stderr` is now (tests and the MCP server swap it)."""
+
+        @property  # type: ignore[override]
+        def stream(self):
+            return sys_module.stderr
+
+        @stream.setter
+        def stream(self, value) -> None:
+            pass
+
+    return Handler()
