@@ -22,7 +22,8 @@ from .callgraph import CallGraph, cat_blobs, run_git
 from .index import looks_binary
 from .sources import is_sensitive
 from .symbols import SymbolSlice, split_lines
-from .workspace import SymbolpackError, find_repo_root
+from .errors import GitError, NotFound
+from .workspace import find_repo_root
 
 CONTEXT_LINES = 3
 _NULL_SHA = "0" * 40
@@ -78,7 +79,7 @@ def is_utf8(data: bytes | None) -> bool:
 def git_root(ws) -> Path:
     root = find_repo_root(ws.root)
     if root is None:
-        raise SymbolpackError(f"not a git repository: {ws.root} (diff-context compares git revisions; "
+        raise GitError(f"not a git repository: {ws.root} (diff-context compares git revisions; "
                               "run it inside a repository)")
     return root
 
@@ -88,7 +89,7 @@ def resolve_rev(root: Path, rev: str, what: str) -> str:
     sha = out.decode().strip()
     if not sha:
         hint = "" if has_commits(root) else " (the repository has no commits yet)"
-        raise SymbolpackError(f"unknown {what} revision {rev!r}{hint}")
+        raise NotFound(f"unknown {what} revision {rev!r}{hint}")
     return sha
 
 

@@ -44,7 +44,7 @@ def cmd_structure(args) -> int:
 
     target = Path(args.path).resolve()
     if not target.exists():
-        raise _user_error(f"no such file or directory: {args.path}")
+        raise _user_error(f"no such file or directory: {args.path}", missing=True)
     root = _root_for(target)
     index = Index(root, use_cache=not args.no_cache)
     try:
@@ -65,7 +65,7 @@ def cmd_extract(args) -> int:
 
     path = Path(args.file)
     if not path.is_file():
-        raise _user_error(f"no such file: {args.file}")
+        raise _user_error(f"no such file: {args.file}", missing=True)
     index = Index(_root_for(path.resolve()), use_cache=not args.no_cache)
     try:
         fs = index.file(path)
@@ -271,10 +271,12 @@ def _format_status(st: dict) -> str:
 
 # --------------------------------------------------------------------------- parser
 
-def _user_error(message: str):
-    from .workspace import SymbolpackError
+def _user_error(message: str, missing: bool = False):
+    """The error to raise for a bad request (`UsageError`), or for a path that is not
+    there (*missing*: `NotFound`); `_run` prints either as one line."""
+    from .errors import NotFound, UsageError
 
-    return SymbolpackError(message)
+    return NotFound(message) if missing else UsageError(message)
 
 
 def build_parser(only: str | None = None):
@@ -425,7 +427,7 @@ def _run(args) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        from .workspace import SymbolpackError
+        from .errors import SymbolpackError
 
         if debug:
             raise

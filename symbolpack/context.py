@@ -65,7 +65,8 @@ from .packing import HEADER_TOKENS, Pack, PackResult, PackSlice, allocate, cache
 from .related import RELEVANCE_ORDER, call_walk, data_of, is_test_path, lines_of, related_symbols, resolve_entry
 from .symbols import CLASS_LIKE, SymbolSlice
 from .tokens import count_tokens
-from .workspace import SymbolpackError, state_dir
+from .errors import UsageError
+from .workspace import state_dir
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_DEPTH", "FileChange", "PackResult", "PackSlice", "changed_files",
            "check_budget", "context_pack", "diff_context", "is_test_path", "render_diff"]
@@ -76,7 +77,7 @@ DEFAULT_DEPTH = 2
 
 def check_budget(budget: int) -> None:
     if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-        raise SymbolpackError(f"--budget must be a positive number of tokens (got {budget})")
+        raise UsageError(f"--budget must be a positive number of tokens (got {budget})")
 
 
 def _session_id(ws, session_id: str | None) -> str | None:
@@ -199,7 +200,7 @@ def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAU
     *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery)."""
     check_budget(budget)
     if depth < 0:
-        raise SymbolpackError(f"--depth must be 0 or more (got {depth})")
+        raise UsageError(f"--depth must be 0 or more (got {depth})")
     root = ws.root
     sid = _session_id(ws, session_id) if delta else None
     graph = _graph(ws, root, WorkTreeSnapshot(root))

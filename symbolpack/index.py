@@ -25,7 +25,8 @@ from .settings import Settings
 from .languages import has_query, language_for_path, query_version
 from .sources import is_sensitive
 from .symbols import Reference, SymbolRecord, SymbolSlice, bind, parse_bytes
-from .workspace import StateUnavailable, SymbolpackError, display_path, find_repo_root, sha256_hex, state_dir
+from .errors import NotFound
+from .workspace import StateUnavailable, display_path, find_repo_root, sha256_hex, state_dir
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
 _POOL_MIN_FILES = 24
@@ -70,7 +71,7 @@ def walk(path: Path, root: Path) -> WalkResult:
     if path.is_file():
         return WalkResult([path])
     if not path.is_dir():
-        raise SymbolpackError(f"no such file or directory: {path}")
+        raise NotFound(f"no such file or directory: {path}")
     git_root = find_repo_root(path)
     candidates = _git_files(path, git_root) if git_root is not None else None
     if candidates is None:

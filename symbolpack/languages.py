@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 from pathlib import Path, PurePath
 
+from .errors import NotFound
+
 # Bump when the meaning of cached symbol records changes (span rules, fields).
 ENGINE_VERSION = "3"
 
@@ -152,12 +154,12 @@ def _bundled_binding(lang: str):
     if module is None:
         spec = importlib.util.find_spec("tree_sitter_language_pack")
         if spec is None or spec.origin is None:
-            raise LookupError("tree_sitter_language_pack is not installed")
+            raise NotFound("tree_sitter_language_pack is not installed")
         base = os.path.join(os.path.dirname(spec.origin), "bindings")
         path = next((os.path.join(base, lang + suffix) for suffix in importlib.machinery.EXTENSION_SUFFIXES
                      if os.path.exists(os.path.join(base, lang + suffix))), None)
         if path is None:
-            raise LookupError(f"no bundled grammar for {lang!r}")
+            raise NotFound(f"no bundled grammar for {lang!r}")
         loader = importlib.machinery.ExtensionFileLoader(name, path)
         module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path, loader=loader))
         loader.exec_module(module)
@@ -167,13 +169,13 @@ def _bundled_binding(lang: str):
 
 @functools.lru_cache(maxsize=None)
 def parser_and_query(lang: str, references: bool = True):
-    """(Parser, Query) for *lang*; raises LookupError when it cannot be parsed.
+    """(Parser, Query) for *lang*; raises NotFound (a LookupError) when it cannot be parsed.
 
     Without *references* the `@reference.*` patterns are disabled: a read needs only
     definitions, and references are most of the matches in a typical file."""
     source = query_source(lang)
     if source is None:
-        raise LookupError(f"no symbol query for language {lang!r}")
+        raise NotFound(f"no symbol query for language {lang!r}")
     from tree_sitter import Parser, Query
 
     language = tree_sitter_language(lang)

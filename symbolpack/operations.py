@@ -12,7 +12,6 @@ from pathlib import Path
 
 from .read import (
     Current,
-    ReadError,
     ReadPolicy,
     ReadRequest,
     decide,
@@ -21,7 +20,8 @@ from .read import (
 from .agentcopy import AgentCopy
 from .sources import Source, load_source, split_text_lines
 from .tokens import count_tokens
-from .workspace import SymbolpackError, project_root
+from .errors import NotFound, SymbolpackError, UsageError
+from .workspace import project_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,10 +82,9 @@ class Workspace:
         try:
             return self.store
         except OSError as exc:
-            import sys
+            from .log import warning
 
-            print(f"symbolpack: warning: no usable state dir ({exc.strerror or exc}); answering with plain reads",
-                  file=sys.stderr)
+            warning(f"no usable state dir ({exc.strerror or exc}); answering with plain reads")
             return None
 
     def maybe_gc(self) -> None:
@@ -156,7 +155,7 @@ def read_file(
 
         syms = current.symbols
         if not syms:
-            raise SymbolpackError(f"no symbols in {source.rel} (no parser handles it); use --offset/--limit")
+            raise UsageError(f"no symbols in {source.rel} (no parser handles it); use --offset/--limit")
         target_symbol = resolve(symbol, syms, where=source.rel)
     request = ReadRequest(source.rel, offset, limit, target_symbol, force_full)
 
@@ -197,10 +196,7 @@ def read_file(
 
 
 def _decide(request, current, copy, load, policy, plain: bool, parse=None):
-    try:
-        return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
-    except ReadError as exc:
-        raise SymbolpackError(str(exc)) from None
+    return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
 
 
 def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, intent: str | None,
@@ -247,7 +243,7 @@ def _forget_deleted(ws: Workspace, target: Path, session_id: str) -> None:
     with store.session(session_id) as session:
         had_copy = session.drop_file(rel)
     if had_copy:
-        raise SymbolpackError(f"{rel} was deleted since your last read; your copy of it is dropped")
+        raise NotFound(f"{rel} was deleted since your last read; your copy of it is dropped")
 
 
 def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None = None,
@@ -258,10 +254,7 @@ def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None
     if source.passthrough:
         return f"{source.rel}: not tracked ({source.passthrough})"
     lines = split_text_lines(source.text)
-    try:
-        scope = resolve_scope(len(lines), offset, limit)
-    except ReadError as exc:
-        raise SymbolpackError(str(exc)) from None
+    scope = resolve_scope(len(lines), offset, limit)  # ReadError: a UsageError
     with ws.store.session(session_id) as session:
         copy = session.copy(source.rel)
         if scope is None:

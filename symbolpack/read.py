@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Callable, Sequence
 
 from .agentcopy import AgentCopy
+from .errors import UsageError
 from .tokens import count_tokens
 from .views import (
     Segment,
@@ -122,7 +123,7 @@ class ReadOutcome:
         return self.response["mode"] != "unchanged"
 
 
-class ReadError(ValueError):
+class ReadError(UsageError):
     """A bad request (range out of bounds): one clear line for the user."""
 
 

