@@ -316,11 +316,12 @@ def analyze(graph: CallGraph, change: FileChange) -> None:
         return
     if change.new is None:
         return  # deleted: all of it goes to diffs
-    new_facts = graph.facts_for_path(change.new_path, change.new)
+    new_facts = graph.facts_for_path(change.path, change.new)  # new bytes: new_path is the path
     if not new_facts.parsed:
         return
     change.parsed = True
-    old_facts = graph.facts_for_bytes(change.old_path, change.old) if change.old is not None else None
+    old_facts = graph.facts_for_bytes(change.old_path, change.old) \
+        if change.old is not None and change.old_path is not None else None
     lang = new_facts.language or ""
     new_by_local = {local_id(s, new_facts.path, lang): s for s in new_facts.symbols}
     for _, i1, i2, j1, j2 in change.opcodes:

@@ -13,6 +13,10 @@ import sys
 
 from ._version import __version__
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .protocol import SessionStatus
+
 
 def Path(*parts):  # noqa: N802 - pathlib costs start-up time; hooks pay it per call
     from pathlib import Path as _Path
@@ -256,7 +260,7 @@ def cmd_session(args) -> int:
     raise _user_error(f"unknown session action {action!r}")
 
 
-def _format_status(st: dict) -> str:
+def _format_status(st: SessionStatus) -> str:
     modes = ", ".join(f"{k} {v}" for k, v in sorted(st["reads_by_mode"].items())) or "none"
     saved = st["saved_tokens"]
     share = f" ({saved / st['full_tokens']:.0%})" if st["full_tokens"] else ""
@@ -332,8 +336,8 @@ def build_parser(only: str | None = None):
                 p.add_argument(*flags, dest=dest, choices=kind, default=default, help=help_text)
             else:
                 p.add_argument(*flags, dest=dest, type=kind, default=default, metavar=metavar, help=help_text)
-        for flags, dest, help_text in _READ_FLAGS:
-            p.add_argument(*flags, dest=dest, action="store_true", help=help_text)
+        for switches, dest, help_text in _READ_FLAGS:
+            p.add_argument(*switches, dest=dest, action="store_true", help=help_text)
         p.set_defaults(func=cmd_read)
 
     if wanted("session"):

@@ -66,6 +66,10 @@ from .related import RELEVANCE_ORDER, call_walk, data_of, is_test_path, lines_of
 from .symbols import CLASS_LIKE, SymbolSlice
 from .tokens import count_tokens
 from .errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .operations import Workspace
 from .workspace import state_dir
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_DEPTH", "FileChange", "PackResult", "PackSlice", "changed_files",
@@ -96,7 +100,7 @@ def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
 
 # --------------------------------------------------------------------------- diff-context
 
-def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
+def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
                  delta: bool = True, budget: int = DEFAULT_BUDGET, confirm: bool = True) -> PackResult:
     """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*.
     *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery).
@@ -132,8 +136,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
                                "unchanged": [], "diffs": [], "cache_stats": cache_stats([]), "text": text})
         changed_ids: dict[str, SymbolSlice] = {}
         for c in changes:
-            if c.parsed:
-                facts = graph.facts_for_path(c.new_path, c.new)
+            if c.parsed and c.new is not None:  # parsed: its new side exists
+                facts = graph.facts_for_path(c.path, c.new)
                 for sid_ in list(c.new_owner.values()) + list(c.old_owner.values()):
                     changed_ids[sid_] = facts.by_id[sid_]
         changed = sorted(changed_ids.values(), key=lambda s: (s.path, s.lines[0]))
@@ -149,9 +153,9 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
         slices += [PackSlice(s, rel, lines(s.path), depth=d, code_ok=d == 1 and s.kind not in CLASS_LIKE)
                    for s, rel, d in related]  # a test found by its name only: a signature
         revs = [r if not r.startswith("-") and not (unborn and r == base) else sha
-                for r, sha in ((base, base_sha), (head, head_sha)) if r]
+                for r, sha in ((base, base_sha), (head, head_sha)) if r and sha]
         pack = DiffPack(order(slices), budget, graph, changes, set(changed_ids), revs, label)
-        gone = [c.old_path for c in changes if rename_line(c)]  # the old name's copy is not this file's
+        gone = [c.old_path for c in changes if rename_line(c) and c.old_path]  # the old name's copy is not this file's
         final, commit = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path), drop=gone)
         if confirm and commit is not None:
             commit()
@@ -194,7 +198,7 @@ class EntryPack(Pack):
         return work
 
 
-def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
+def context_pack(ws: Workspace, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
                  session_id: str | None = None, delta: bool = True, confirm: bool = True) -> PackResult:
     """The entry symbol with code, its callees (and callers) breadth-first to *depth*, under *budget*.
     *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery)."""

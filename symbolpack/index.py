@@ -19,8 +19,9 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
+from .protocol import FileSymbolsJSON
 from .settings import Settings
 from .languages import has_query, language_for_path, query_version
 from .sources import is_sensitive
@@ -48,7 +49,7 @@ class FileSymbols:
     def parsed(self) -> bool:
         return self.language is not None and has_query(self.language) and self.parse_error is None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> FileSymbolsJSON:
         return {"path": self.path, "language": self.language,
                 "symbols": [s.to_json() for s in self.symbols]}
 
@@ -117,7 +118,7 @@ def _git_files(path: Path, git_root: Path) -> list[Path] | None:
 
 def _plain_walk(top: Path) -> Iterable[Path]:
     """os.walk with `.gitignore` files honoured per directory, `.git`-like dirs skipped."""
-    specs: list[tuple[Path, object]] = []
+    specs: list[tuple[Path, Any]] = []  # (directory, its pathspec.PathSpec)
     for dirpath, dirnames, filenames in os.walk(top):
         here = Path(dirpath)
         spec = _load_ignore(here / ".gitignore")
@@ -154,7 +155,7 @@ def _load_ignore(path: Path):
 
 # --------------------------------------------------------------------------- parse
 
-def _parse_job(job: tuple[str, bytes]) -> tuple:
+def _parse_job(job: tuple[str | None, bytes]) -> tuple:
     """Pool worker: parse and return the packed (plain-tuple) form, which pickles
     an order of magnitude faster than dataclasses on the way back."""
     lang, data = job
@@ -252,7 +253,7 @@ def _pack(records, refs, error) -> tuple:
 
 def _bind_packed(rel: str, lang: str, value: tuple) -> tuple[tuple[SymbolSlice, ...], tuple[Reference, ...], str | None]:
     recs, refs, error = value
-    records = (SymbolRecord(*r[:6], tuple(r[6]), tuple(r[7]) if r[7] else None, r[8]) for r in recs)
+    records = (SymbolRecord._make((*r[:6], tuple(r[6]), tuple(r[7]) if r[7] else None, r[8])) for r in recs)
     return tuple(bind(rel, lang, records)), tuple(Reference(*x) for x in refs), error
 
 
@@ -292,7 +293,7 @@ class Index:
         return self.symbols_for_bytes(self.rel(path), data)
 
     def files(self, paths: Sequence[Path]) -> list[FileSymbols]:
-        items = []
+        items: list[tuple[str, str | None, bytes]] = []
         for path in paths:
             rel = self.rel(path)
             if is_sensitive(rel, self.settings.sensitive):  # listed, never read (see _bind_all)
@@ -337,7 +338,7 @@ class Index:
                 out.append(FileSymbols(rel, lang, digests[i]))
         return out
 
-    def _parse_many(self, jobs: list[tuple[str, bytes]]) -> list[tuple]:
+    def _parse_many(self, jobs: list[tuple[str | None, bytes]]) -> list[tuple]:
         total = sum(len(d) for _, d in jobs)
         if self.jobs > 1 and len(jobs) >= _POOL_MIN_FILES and total >= _POOL_MIN_BYTES:
             import multiprocessing

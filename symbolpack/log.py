@@ -68,12 +68,12 @@ def _StderrHandler(sys_module):  # noqa: N802 - a factory: logging is imported l
     class Handler(logging.StreamHandler):
         """Writes to whatever `sys.stderr` is now (tests and the MCP server swap it)."""
 
-        @property  # type: ignore[override]
+        @property
         def stream(self):
             return sys_module.stderr
 
         @stream.setter
-        def stream(self, value) -> None:
+        def stream(self, value: object) -> None:
             pass
 
     return Handler()

@@ -25,7 +25,14 @@ from .workspace import project_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable, Iterable, Sequence
+
+    from .index import Index
+    from .protocol import SessionStatus
+    from .read import ReadOutcome
     from .settings import Settings
+    from .store import Session, Store
+    from .symbols import SymbolSlice
 
 
 class ReadResult:
@@ -34,7 +41,8 @@ class ReadResult:
 
     __slots__ = ("response", "exit_code", "_commit", "fallback")
 
-    def __init__(self, response: dict, exit_code: int = 0, commit=None, fallback: str | None = None):
+    def __init__(self, response: dict, exit_code: int = 0, commit: Callable[[], None] | None = None,
+                 fallback: str | None = None) -> None:
         self.response = response
         self.exit_code = exit_code
         self._commit = commit
@@ -57,11 +65,11 @@ class Workspace:
 
         self.root = (root or project_root()).resolve()
         self.settings = settings if settings is not None else load_settings(self.root)
-        self._index = None
-        self._store = None
+        self._index: Index | None = None
+        self._store: Store | None = None
 
     @property
-    def index(self):
+    def index(self) -> Index:
         if self._index is None:
             from .index import Index
 
@@ -69,14 +77,14 @@ class Workspace:
         return self._index
 
     @property
-    def store(self):
+    def store(self) -> Store:
         if self._store is None:
             from .store import Store
 
             self._store = Store(self.root, settings=self.settings)
         return self._store
 
-    def store_or_none(self):
+    def store_or_none(self) -> Store | None:
         """The store, or None when the state dir cannot be used (unwritable, a file in
         the way): reads then answer plainly and record nothing."""
         try:
@@ -96,7 +104,7 @@ class Workspace:
         if self._index is not None:
             self._index.close()
 
-    def symbols_of(self, rel: str, data: bytes):
+    def symbols_of(self, rel: str, data: bytes) -> list[SymbolSlice] | None:
         """Symbols of *data* as file *rel*, or None when no parser handles it (or the
         parse failed). One file parses faster than the parse cache opens (diskcache
         and sqlite cost tens of milliseconds per process), so reads bypass it."""
@@ -160,10 +168,10 @@ def read_file(
     request = ReadRequest(source.rel, offset, limit, target_symbol, force_full)
 
     store = ws.store_or_none() if record and session_id is not None else None
-    if store is None:
+    if store is None or session_id is None:
         return ReadResult(_decide(request, current, AgentCopy(0), lambda sha: None, policy, plain=True).response)
 
-    def load(sha: str):
+    def load(sha: str) -> list[str] | None:
         if sha == source.sha256:
             return lines
         data = store.get_object(sha)
@@ -195,12 +203,16 @@ def read_file(
     return result
 
 
-def _decide(request, current, copy, load, policy, plain: bool, parse=None):
+def _decide(request: ReadRequest, current: Current, copy: AgentCopy, load: Callable[[str], list[str] | None],
+            policy: ReadPolicy, plain: bool,
+            parse: Callable[[Sequence[str]], Sequence[SymbolSlice] | None] | None = None
+            ) -> ReadOutcome:
     return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
 
 
-def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, intent: str | None,
-                        confirmed=(), headers=()) -> None:
+def record_pack_display(store: Store, session: Session, rel: str, data: bytes, sha: str,
+                        spans: Iterable[tuple[int, int]], intent: str | None,
+                        confirmed: Iterable[tuple[int, int]] = (), headers: Iterable[tuple[int, int]] = ()) -> None:
     """What a context pack showed of *rel* (version *sha*, bytes *data*) goes into the
     agent's copy like any other answer: *spans* of verbatim numbered code are
     written, pending on *intent* until the pack is delivered; *confirmed* spans
@@ -214,7 +226,7 @@ def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, 
     if headers:
         lines = split_text_lines(data.decode("utf-8", "surrogateescape"))
 
-        def load(version: str):
+        def load(version: str) -> list[str] | None:
             if version == sha:
                 return lines
             raw = store.get_object(version)
@@ -269,7 +281,7 @@ def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None
     return f"{source.rel}: the next read of {what} will be a full read"
 
 
-def status(ws: Workspace, session_id: str) -> dict:
+def status(ws: Workspace, session_id: str) -> SessionStatus:
     with ws.store.session(session_id, write=False) as session:
         data = session.data
         stats = data["stats"]

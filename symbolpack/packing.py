@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from .protocol import PackSliceJSON
 from .related import RELEVANCE_ORDER
 from .symbols import SymbolSlice
 from .tokens import count_tokens
@@ -90,7 +91,7 @@ class PackSlice:
         a, b = self.span
         return "\n".join(self.lines[a - 1:b])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> PackSliceJSON:
         s = self.sym
         code = self.mode == "code"
         a, b = self.span if code else s.lines

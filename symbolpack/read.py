@@ -95,7 +95,7 @@ class Current:
         """None when no parser handles the file (or parsing failed)."""
         if callable(self._symbols):
             self._symbols = self._symbols()
-        return self._symbols  # type: ignore[return-value]
+        return self._symbols
 
 
 class ReadOutcome:
@@ -294,8 +294,8 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if current.symbols is not None:
         segments, notes = plan(current.lines, current.symbols, target, policy.elide_min_lines,
                                _is_test_path(request.path), held)
-    elif current.diffable and outline_kind(request.path):  # a README, a changelog, a lockfile
-        segments, notes = plan_outline(current.lines, outline_kind(request.path), target, policy.elide_min_lines)
+    elif current.diffable and (kind := outline_kind(request.path)):  # a README, a changelog, a lockfile
+        segments, notes = plan_outline(current.lines, kind, target, policy.elide_min_lines)
     else:
         return plain
     if held is not None:  # lines a range or a context pack already gave: say so instead of hiding them
@@ -304,10 +304,10 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if not hidden:
         return plain
     body = render_segments(current.lines, segments, notes)
-    held = " [UNCHANGED] spans are code you were already given." if any(
+    held_note = " [UNCHANGED] spans are code you were already given." if any(
         s.kind == "unchanged" for s in segments) else ""
     header = (f"[SKELETON] {request.path}: {total} lines. \"... A-B elided: OPTIONS\" hides lines A-B; "
-              f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held}")
+              f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held_note}")
     text = "\n".join([header, *body])
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
@@ -456,10 +456,12 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     owner = _innermost(total, current.symbols or ())
     dirty: set[str] = set()
     for i in range(1, total + 1):
-        if mapped[i] is None:
-            if owner[i] is not None and i not in in_gaps:
-                dirty.add(owner[i].id)
-        elif i < total and mapped[i + 1] is not None and mapped[i + 1] != mapped[i] + 1:
+        here, after = mapped[i], mapped[i + 1] if i < total else None
+        if here is None:
+            sym_here = owner[i]
+            if sym_here is not None and i not in in_gaps:
+                dirty.add(sym_here.id)
+        elif after is not None and after != here + 1:
             # lines removed (or moved) between i and i+1: both neighbours' symbols changed
             for sym in (owner[i], owner[i + 1]):
                 if sym is not None:
@@ -481,7 +483,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
             status[i] = "E"
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
-    changed = sorted({owner[i].qualname for i in range(1, total + 1) if status[i] == "S" and owner[i]})
+    changed = sorted({o.qualname for i in range(1, total + 1) if status[i] == "S" and (o := owner[i])})
     header = f"[DELTA] {request.path} changed since you last read it ({copy.length} -> {total} lines)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
@@ -502,7 +504,7 @@ def _hidden_change_note(numbers: Sequence[int], current: Current) -> str:
     if not numbers:
         return ""
     owner = _innermost(len(current.lines), current.symbols or ())
-    names = sorted({owner[n].qualname for n in numbers if owner[n] is not None})
+    names = sorted({o.qualname for n in numbers if (o := owner[n]) is not None})
     what = ", ".join(names[:8]) + ("..." if len(names) > 8 else "") if names else \
         f"lines {numbers[0]}-{numbers[-1]}"
     return f" Changed inside code you have not read (still elided): {what}."
@@ -577,7 +579,7 @@ def _diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: 
     response = _response(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew
     # there (those lines are identical, shifted by the hunks before them)
-    old_hidden = [None] * (old_total + 1)
+    old_hidden: list[str | None] = [None] * (old_total + 1)
     for a, b, symbol in copy.hidden_runs():
         for n in range(a, min(b, old_total) + 1):
             old_hidden[n] = symbol

@@ -141,12 +141,12 @@ def call_walk(graph: CallGraph, start: SymbolSlice, depth: int, callers: bool
         caller_syms = [symbol_of(graph, e.caller) for e in graph.callers(up) if e.caller] if up else []
         down, up = [], []
         for syms, rel, bucket in ((callee_syms, "callee", down), (caller_syms, "caller", up)):
-            for sym in syms:
-                if sym is None or sym.id in found or len(found) > MAX_RELATED:
+            for linked in syms:
+                if linked is None or linked.id in found or len(found) > MAX_RELATED:
                     continue
-                found[sym.id] = (sym, rel, d)
-                if sym.kind not in CLASS_LIKE:  # a called class: its constructor was added
-                    bucket.append(sym)
+                found[linked.id] = (linked, rel, d)
+                if linked.kind not in CLASS_LIKE:  # a called class: its constructor was added
+                    bucket.append(linked)
         if not down and not up:
             break
     return found, unresolved

@@ -36,7 +36,12 @@ from .errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Union
+
     from .settings import Settings
+
+    _Stat = tuple[str, int, int, int, str]  # comm, ppid, pgrp, session, start time
+    _Procs = Union["_LinuxProcs", "_DarwinProcs"]
 
 VALID_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
@@ -129,7 +134,7 @@ def _stem(arg: str) -> str:
     return _SCRIPT_SUFFIX.sub("", base)
 
 
-def _agent_session_id(procs) -> str | None:
+def _agent_session_id(procs: _Procs) -> str | None:
     pid = os.getppid()
     for _ in range(MAX_ANCESTORS):
         if pid <= 0:
@@ -147,7 +152,7 @@ def _agent_session_id(procs) -> str | None:
     return None
 
 
-def _terminal_session_id(procs) -> str | None:
+def _terminal_session_id(procs: _Procs) -> str | None:
     mine = procs.stat(os.getpid())
     if mine is None:
         return None
@@ -160,7 +165,7 @@ def _terminal_session_id(procs) -> str | None:
     return f"tty-{leader}-{info[4]}{procs.boot_suffix()}"
 
 
-def _procs():
+def _procs() -> _Procs | None:
     if os.path.isdir("/proc/self"):
         return _LinuxProcs()
     if sys.platform == "darwin":
@@ -174,7 +179,7 @@ class _LinuxProcs:
     _boot: str | None = None
 
     @staticmethod
-    def stat(pid: int):
+    def stat(pid: int) -> _Stat | None:
         """(comm, ppid, session, tty_nr, start time) or None."""
         try:
             with open(f"/proc/{pid}/stat", "rb") as fh:
@@ -229,7 +234,7 @@ class _DarwinProcs:
             return None
         return cls(libc, ctypes)
 
-    def stat(self, pid: int):
+    def stat(self, pid: int) -> _Stat | None:
         ctypes = self._ctypes
         buf = ctypes.create_string_buffer(self._SIZE)
         if self._libc.proc_pidinfo(pid, 3, ctypes.c_uint64(0), buf, self._SIZE) != self._SIZE:

@@ -22,6 +22,7 @@ environment is the default (as it always was).
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 TYPE_CHECKING = False
@@ -105,7 +106,7 @@ class Settings:
             raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
         values = {f.name: getattr(self, f.name) for f in FIELDS}
         values.update(changes)
-        return Settings(**values)  # type: ignore[arg-type]
+        return Settings(**values)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Settings) and all(
@@ -164,10 +165,10 @@ def _from_pyproject(root: Path) -> dict[str, object]:
         return {}
     if not _may_configure(data):
         return {}
-    try:
-        import tomllib  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10: the same parser, from PyPI
+        import tomli as tomllib
     try:
         table = tomllib.loads(data.decode("utf-8")).get("tool", {}).get("symbolpack", {})
     except (UnicodeDecodeError, ValueError, AttributeError) as exc:
@@ -199,8 +200,9 @@ def _from_toml(f: Field, value: object, root: Path) -> object:
     if f.kind == "int":
         return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else _SKIP
     if f.kind == "globs":
-        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        return tuple(v.strip() for v in value if v.strip()) if ok else _SKIP  # type: ignore[union-attr]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return _SKIP
+        return tuple(v.strip() for v in value if v.strip())
     if f.kind == "level":
         return value.lower() if isinstance(value, str) and value.lower() in LOG_LEVELS else _SKIP
     if f.kind == "path":

@@ -20,6 +20,10 @@ from pathlib import Path
 from .errors import NotFound, SymbolpackError, UsageError
 from .workspace import display_path, sha256_hex
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
 MAX_READ_BYTES = 50 * 1024 * 1024
 MAX_DIFF_BYTES = 1024 * 1024
 DEFAULT_SENSITIVE = (
@@ -59,7 +63,7 @@ def split_text_lines(text: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=8)
-def _sensitive_matcher(extra: tuple[str, ...]):
+def _sensitive_matcher(extra: tuple[str, ...]) -> Callable[[str], object]:
     """One compiled regex for all patterns (the tree walks ask this of every file)."""
     patterns = DEFAULT_SENSITIVE + extra
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match

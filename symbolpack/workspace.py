@@ -21,10 +21,10 @@ if TYPE_CHECKING:
 STATE_DIR_NAME = ".symbolpack"
 
 try:  # the built-in sha256 loads in microseconds; hashlib's OpenSSL binding costs
-    from _sha2 import sha256 as _sha256  # ~3 ms per process (3.12+)
+    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # ~3 ms per process (3.12+)
 except ImportError:
     try:
-        from _sha256 import sha256 as _sha256  # 3.10, 3.11
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]  # 3.10, 3.11
     except ImportError:  # pragma: no cover - a build without the built-in modules
         from hashlib import sha256 as _sha256
 
@@ -109,11 +109,10 @@ def user_state_dir(root: Path) -> Path:
         if not os.path.isabs(home):
             raise StateUnavailable("symbolpack state unavailable: no home directory and no $XDG_STATE_HOME")
         base = os.path.join(home, ".local", "state")
-    home = Path(base)
     resolved = str(Path(root).resolve())
     name = "".join(c if c.isalnum() or c in "._-" else "-" for c in Path(resolved).name)[:40].strip(".-")
     digest = sha256_hex(resolved.encode("utf-8", "surrogateescape"))[:16]
-    return home / "symbolpack" / f"{name or 'root'}-{digest}"
+    return Path(base) / "symbolpack" / f"{name or 'root'}-{digest}"
 
 
 def ensure_private_dir(path: Path) -> Path:

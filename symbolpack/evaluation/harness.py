@@ -264,9 +264,10 @@ class EvalSession:
             self.other_failures.append(f"{where}: response is not a JSON object")
             return None
         failures = [f"{where}: {p}" for p in self.oracle.apply(response)]
-        path = response.get("path") if isinstance(response.get("path"), str) else rel
+        raw_path, raw_text = response.get("path"), response.get("text")
+        path = raw_path if isinstance(raw_path, str) else rel
         mode = str(response.get("mode"))
-        text = response.get("text") if isinstance(response.get("text"), str) else ""
+        text = raw_text if isinstance(raw_text, str) else ""
         tokens = count_tokens(text)
         lines = self.file_lines(path)
         reference_held = False
@@ -349,7 +350,8 @@ class EvalSession:
     # -- context packs
     def record_pack(self, kind: str, pack: Any, latency_ms: float, failures: list[str],
                     native: int, reference: int, summarized: int = 0) -> None:
-        text = pack.get("text") if isinstance(pack, Mapping) and isinstance(pack.get("text"), str) else ""
+        raw_text = pack.get("text") if isinstance(pack, Mapping) else None
+        text = raw_text if isinstance(raw_text, str) else ""
         unchanged = len(pack.get("unchanged") or ()) if isinstance(pack, Mapping) else 0
         self.packs.append(PackRecord(self.turn, kind, count_tokens(text), native, reference, latency_ms,
                                      unchanged, [f"[{self.turn}] {kind}: {f}" for f in failures], summarized))

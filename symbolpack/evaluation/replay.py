@@ -22,6 +22,7 @@ line is visible" check stand apart from what they judge.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import random
 import re
@@ -262,7 +263,7 @@ def replay(repo: Path, commits: int = 20, end: str = "HEAD", seed: int = 0, engi
                     git(clone, "-c", "advice.detachedHead=false", "checkout", "-q", "-f", "--detach", commit)
                 elif fn is not None:
                     run_diff_context_step(session, fn, "HEAD", diff_context_changes(clone, parent, commit), judges,
-                                          lambda p, _parent=parent: _show(clone, _parent, p))
+                                          functools.partial(_show, clone, parent))
                 git(clone, "reset", "-q", "--soft", commit)
             if progress:
                 progress(len(chain), len(chain), "done")

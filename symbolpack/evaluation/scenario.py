@@ -501,8 +501,8 @@ def run_context_step(session: EvalSession, fn: Callable, entry: str) -> None:
     latency = (time.perf_counter() - started) * 1000
     failures = judge.apply(pack, session.file_lines)
     native = reference = 0
-    paths = sorted({s.get("path") for s in (pack.get("slices") or []) if isinstance(s, dict)} - {None}) \
-        if isinstance(pack, dict) else []
+    slices = (pack.get("slices") or []) if isinstance(pack, dict) else []
+    paths = sorted({p for s in slices if isinstance(s, dict) and isinstance(p := s.get("path"), str)})
     for path in paths:
         lines = session.file_lines(path)
         if lines is not None:
@@ -511,7 +511,7 @@ def run_context_step(session: EvalSession, fn: Callable, entry: str) -> None:
     session.record_pack("context", pack, latency, failures, native, reference, len(judge.summarized))
 
 
-def scripted_turns(root: Path) -> list[tuple[str, Callable[[EvalSession], None]]]:
+def scripted_turns(root: Path) -> list[tuple[str, Callable[[EvalSession], object]]]:
     """The scripted session: (label, action) in order."""
 
     def edit_then_rerequest(s: EvalSession) -> None:

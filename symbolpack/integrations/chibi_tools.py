@@ -131,8 +131,9 @@ def tool_diff_context(args: dict, home: str) -> ToolAnswer:
     no_delta = args.get("no_delta") is True
     session_id = None if no_delta else current_session(home)
     ws = _project_workspace()
-    base = args.get("base") if isinstance(args.get("base"), str) and args.get("base") else "HEAD"
-    head = args.get("head") if isinstance(args.get("head"), str) and args.get("head") else None
+    raw_base, raw_head = args.get("base"), args.get("head")
+    base = raw_base if isinstance(raw_base, str) and raw_base else "HEAD"
+    head = raw_head if isinstance(raw_head, str) and raw_head else None
     budget = _int(args.get("budget"), "budget")
     result = diff_context(ws, base=base, head=head, session_id=session_id, delta=session_id is not None,
                           budget=DEFAULT_BUDGET if budget is None else budget, confirm=False)
@@ -193,7 +194,7 @@ def run_tool(name: str, stdin_text: str, home: str, out) -> int:
 
 # --------------------------------------------------------------------------- delivery check
 
-def _call_key(name: str, args) -> str | None:
+def _call_key(name: object, args: object) -> str | None:
     from ..workspace import sha256_hex
 
     proc = chibi_process()

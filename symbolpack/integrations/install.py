@@ -37,6 +37,7 @@ import re
 import shlex
 import shutil
 import sys
+from typing import Any
 from pathlib import Path
 
 from ..errors import SymbolpackError, UsageError
@@ -169,7 +170,7 @@ class ClaudeSettings(_JsonAgent):
                     kept.append(group)
                     continue
                 removed = True
-                if len(mine) < len(entries):
+                if isinstance(entries, list) and len(mine) < len(entries):
                     kept.append({**group, "hooks": [h for h in entries if h not in mine]})
             if kept or len(kept) == len(groups):
                 hooks[event] = kept
@@ -448,6 +449,7 @@ def uninstall(agent: str, global_: bool = False, dry_run: bool = False, root: Pa
         backup.unlink()
         _say(out, f"restored {path} from {backup.name} (byte for byte) and removed the backup")
     else:
+        assert new is not None  # only a restore can leave no text
         _write_atomic(backup, old.encode("utf-8"), like=path)
         _write_atomic(path, new.encode("utf-8"), like=path)
         _say(out, f"removed symbolpack's entries from {path} (it was edited since install; "
@@ -517,7 +519,8 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None) -> int:
     for agent in ("claude", "codex", "gemini"):
         for global_ in (False, True):
             path = settings_path(agent, global_, root)
-            entry = {"agent": agent, "scope": "global" if global_ else "project", "path": str(path)}
+            entry: dict[str, Any] = {"agent": agent, "scope": "global" if global_ else "project",
+                                     "path": str(path)}
             try:
                 text = _read_text(path)
                 entry["exists"] = text is not None

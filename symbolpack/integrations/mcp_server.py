@@ -36,6 +36,8 @@ from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from ..settings import Settings
 
 INSTRUCTIONS = """\
@@ -172,7 +174,7 @@ def _run(commit) -> None:
         warning(f"could not confirm a delivered answer ({exc})")
 
 
-def quiet_logging(settings: Settings | None = None) -> str:
+def quiet_logging(settings: Settings | None = None) -> Literal["DEBUG", "WARNING"]:
     """The SDK logs every request at INFO on stderr; keep only warnings unless the
     `log` setting is debug (`SYMBOLPACK_LOG=debug`). Returns the level for FastMCP's
     own set-up."""
@@ -182,7 +184,7 @@ def quiet_logging(settings: Settings | None = None) -> str:
     from ..settings import load_settings
 
     settings = settings if settings is not None else load_settings()
-    level = "DEBUG" if settings.log == "debug" else "WARNING"
+    level: Literal["DEBUG", "WARNING"] = "DEBUG" if settings.log == "debug" else "WARNING"
     for name in ("mcp", "FastMCP"):
         logging.getLogger(name).setLevel(level)
     configure(settings.log)
@@ -247,8 +249,8 @@ def build_server(root: Path | None = None, session_id: str | None = None, settin
     def diff_context(base: str = "HEAD", budget: int | None = None, no_delta: bool = False,
                      session_id: str | None = None) -> str:
         context_mod = _context_module()
-        kwargs = {"base": base, "session_id": None if no_delta else sid(session_id), "delta": not no_delta,
-                  "confirm": False}
+        kwargs: dict[str, Any] = {"base": base, "session_id": None if no_delta else sid(session_id),
+                                  "delta": not no_delta, "confirm": False}
         if budget is not None:
             kwargs["budget"] = budget
         return _text_of(deliver(context_mod.diff_context(ws, **kwargs)))
@@ -266,9 +268,9 @@ def build_server(root: Path | None = None, session_id: str | None = None, settin
     def session_status(session_id: str | None = None) -> str:
         return json.dumps(operations.status(ws, sid(session_id)), indent=1)
 
-    server.symbolpack_workspace = ws  # for tests and shutdown
-    server.symbolpack_session_id = connection_session
-    server.symbolpack_deliveries = deliveries
+    server.symbolpack_workspace = ws  # type: ignore[attr-defined]  # for tests and shutdown
+    server.symbolpack_session_id = connection_session  # type: ignore[attr-defined]
+    server.symbolpack_deliveries = deliveries  # type: ignore[attr-defined]
     return server
 
 
