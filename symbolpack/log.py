@@ -11,6 +11,7 @@ from __future__ import annotations
 NAME = "symbolpack"
 _configured: list[object] = []  # the handler `configure` installed, to replace on a second call
 _pending: list[tuple[str, str]] = []  # a `configure` not applied yet (nothing logged so far)
+_debug_on = False
 
 
 def logger():  # -> logging.Logger (not annotated: `logging` stays unimported until used)
@@ -27,15 +28,18 @@ def warning(message: str) -> None:
 
 
 def debug(message: str) -> None:
-    log = logger()
-    if log.isEnabledFor(10):  # logging.DEBUG
-        log.debug("%s", message)
+    """A debug note, when a front end asked for them (`configure("debug")`: `--verbose`,
+    SYMBOLPACK_LOG=debug); otherwise nothing, not even an import."""
+    if _debug_on:
+        logger().debug("%s", message)
 
 
 def configure(level: str = "warning", prefix: str = "symbolpack") -> None:
     """Send symbolpack's records to stderr as `<prefix>: warning: message` lines, at
     *level* ("warning" or "debug"). Idempotent: a second call replaces the first.
     At "warning" nothing is imported until a first record is logged."""
+    global _debug_on
+    _debug_on = level == "debug"
     _pending.clear()
     _pending.append((level, prefix))
     if level == "debug":

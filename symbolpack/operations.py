@@ -198,6 +198,10 @@ def read_file(
             session.record_drill_in({"path": source.rel, **item})
     result = ReadResult(response, commit=(lambda: store.commit(intent)) if intent else None,
                         fallback=outcome.fallback)
+    if outcome.fallback:
+        from .log import debug
+
+        debug(f"{source.rel}: a plain read answered ({outcome.fallback})")
     if confirm:
         result.commit()
     return result

@@ -143,3 +143,17 @@ def test_eval_harness_leaves_the_environment_alone(monkeypatch):
         assert dict(os.environ) == before
         assert settings.state_dir is not None and Path(settings.state_dir).is_dir()
     assert not Path(settings.state_dir).exists()
+
+
+def test_verbose_and_the_log_setting_turn_on_debug_lines(make_repo):
+    repo = make_repo({"z.py": "def a():\n    return 1\n"})
+    assert tldrs(repo, "read", "z.py", "--session-id", "v1").returncode == 0
+    (repo / "z.py").write_text("def a():\n    return 1\nx = 1\n")
+    quiet = tldrs(repo, "read", "z.py", "--session-id", "v1")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    (repo / "z.py").write_text("def a():\n    return 2\nx = 1\n")
+    verbose = tldrs(repo, "--verbose", "read", "z.py", "--session-id", "v1")
+    assert verbose.stderr == "symbolpack: debug: z.py: a plain read answered (cost)\n"
+    (repo / "z.py").write_text("def a():\n    return 3\nx = 1\n")
+    by_env = tldrs(repo, "read", "z.py", "--session-id", "v1", env={"SYMBOLPACK_LOG": "debug"})
+    assert by_env.stderr == verbose.stderr
