@@ -9,7 +9,7 @@ only when something is logged or configured: the read path of a hook process
 from __future__ import annotations
 
 NAME = "symbolpack"
-_configured: list[object] = []  # the handler `configure` installed, to replace on a second call
+_configured: list = []  # the logging.Handler `configure` installed, to replace on a second call
 _pending: list[tuple[str, str]] = []  # a `configure` not applied yet (nothing logged so far)
 _debug_on = False
 
@@ -50,34 +50,23 @@ def _apply(level: str, prefix: str) -> None:
     import logging
     import sys
 
-    class _Line(logging.Formatter):
-        def format(self, record: logging.LogRecord) -> str:
-            return f"{prefix}: {record.levelname.lower()}: {record.getMessage()}"
+    class Line(logging.Handler):
+        """`<prefix>: <level>: <message>` on whatever `sys.stderr` is at the time (tests
+        and the MCP server swap it); a write that fails is dropped, never raised."""
+
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                sys.stderr.write(f"{prefix}: {record.levelname.lower()}: {record.getMessage()}\n")
+                sys.stderr.flush()
+            except Exception:
+                pass
 
     log = logging.getLogger(NAME)
-    for handler in _configured:
-        log.removeHandler(handler)  # type: ignore[arg-type]
+    for old in _configured:
+        log.removeHandler(old)
     _configured.clear()
-    handler = _StderrHandler(sys)
-    handler.setFormatter(_Line())
+    handler = Line()
     log.addHandler(handler)
     log.setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
     log.propagate = False
     _configured.append(handler)
-
-
-def _StderrHandler(sys_module):  # noqa: N802 - a factory: logging is imported lazily
-    import logging
-
-    class Handler(logging.StreamHandler):
-        """Writes to whatever `sys.stderr` is now (tests and the MCP server swap it)."""
-
-        @property
-        def stream(self):
-            return sys_module.stderr
-
-        @stream.setter
-        def stream(self, value: object) -> None:
-            pass
-
-    return Handler()

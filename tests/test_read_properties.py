@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from symbolpack.evaluation.oracle import ReadOracle
 from symbolpack.operations import Workspace, read_file, refresh
 from symbolpack.read import ReadPolicy
-from symbolpack.settings import Settings
 from symbolpack.workspace import SymbolpackError
 
 
@@ -107,72 +106,75 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)  # paths are then repo-relative
-        state = Settings(state_dir=str(root / ".state"))  # passed down, not set in the environment
-        path = root / f"mod{suffix}"
-        lines = initial_python(6, seed)
-        path.write_text("\n".join(lines) + "\n")
-        ws = Workspace(root, state)
-        oracle = ReadOracle()
-        policy = ReadPolicy(elide_min_lines=min_lines, small_file_tokens=50)
-        history = [lines]
-        for op, where, arg in steps_:
-            if op == "revert":
-                lines = history[int(where * (len(history) - 1))]
-                path.write_text("\n".join(lines) + ("\n" if lines else ""))
-                continue
-            if op in ("replace", "insert", "delete", "add_function", "truncate"):
-                lines = apply_edit(lines, op, where, arg)
-                history.append(lines)
-                path.write_text("\n".join(lines) + ("\n" if lines else ""))
-                continue
-            if op == "refresh":
-                refresh(ws, path, "s")
-                oracle.forget(path.name)
-                continue
-            if op == "refresh_range":
-                start = 1 + int(where * max(len(lines) - 1, 0))
-                if lines:
-                    refresh(ws, path, "s", offset=start, limit=arg)
-                    oracle.forget_lines(path.name, start, start + arg - 1)  # the agent lost them
-                continue
-            if op == "pack":
-                syms = ws.symbols_of(path.name, path.read_bytes())
-                if not syms:
+        os.environ["SYMBOLPACK_DIR"] = str(root / ".state")
+        try:
+            path = root / f"mod{suffix}"
+            lines = initial_python(6, seed)
+            path.write_text("\n".join(lines) + "\n")
+            ws = Workspace(root)
+            oracle = ReadOracle()
+            policy = ReadPolicy(elide_min_lines=min_lines, small_file_tokens=50)
+            history = [lines]
+            for op, where, arg in steps_:
+                if op == "revert":
+                    lines = history[int(where * (len(history) - 1))]
+                    path.write_text("\n".join(lines) + ("\n" if lines else ""))
                     continue
-                from symbolpack.context import context_pack
+                if op in ("replace", "insert", "delete", "add_function", "truncate"):
+                    lines = apply_edit(lines, op, where, arg)
+                    history.append(lines)
+                    path.write_text("\n".join(lines) + ("\n" if lines else ""))
+                    continue
+                if op == "refresh":
+                    refresh(ws, path, "s")
+                    oracle.forget(path.name)
+                    continue
+                if op == "refresh_range":
+                    start = 1 + int(where * max(len(lines) - 1, 0))
+                    if lines:
+                        refresh(ws, path, "s", offset=start, limit=arg)
+                        oracle.forget_lines(path.name, start, start + arg - 1)  # the agent lost them
+                    continue
+                if op == "pack":
+                    syms = ws.symbols_of(path.name, path.read_bytes())
+                    if not syms:
+                        continue
+                    from symbolpack.context import context_pack
 
-                pack = context_pack(ws, syms[int(where * (len(syms) - 1))].id, session_id="s")
-                for piece in pack["slices"]:
-                    if piece["code"] is not None:  # the agent now holds these lines
-                        oracle.learn(piece["path"], piece["lines"][0], piece["code"].split("\n"))
-                continue
-            kwargs = {}
-            killed = None
-            if op == "killed":
-                killed = arg
-                op, kwargs = ("range", {"offset": 1 + int(where * max(len(lines) - 1, 0)), "limit": 9}) \
-                    if where < 0.5 else ("full", {})
-            elif op == "everything":
-                kwargs = {"offset": 1, "limit": 100000}
-            elif op == "range":
-                kwargs = {"offset": 1 + int(where * max(len(lines) - 1, 0)), "limit": arg}
-            elif op == "forced":
-                kwargs = {"force_full": True}
-            elif op == "symbol":
-                syms = ws.symbols_of(path.name, path.read_bytes())
-                if not syms:
+                    pack = context_pack(ws, syms[int(where * (len(syms) - 1))].id, session_id="s")
+                    for piece in pack["slices"]:
+                        if piece["code"] is not None:  # the agent now holds these lines
+                            oracle.learn(piece["path"], piece["lines"][0], piece["code"].split("\n"))
                     continue
-                kwargs = {"symbol": syms[int(where * (len(syms) - 1))].id}
-            try:
-                result = read_file(ws, path, "s", policy=policy, confirm=killed is None, **kwargs)
-            except SymbolpackError as exc:
-                assert "past the end" in str(exc) or "no symbol" in str(exc), exc
-                continue
-            if killed != "lost":
-                judge(oracle, result.response, path, kwargs, lines)
-            if killed:  # the agent asks again at once: the moment an unsure record matters
-                judge(oracle, read_file(ws, path, "s", policy=policy, **kwargs).response, path, kwargs, lines)
-        ws.close()
+                kwargs = {}
+                killed = None
+                if op == "killed":
+                    killed = arg
+                    op, kwargs = ("range", {"offset": 1 + int(where * max(len(lines) - 1, 0)), "limit": 9}) \
+                        if where < 0.5 else ("full", {})
+                elif op == "everything":
+                    kwargs = {"offset": 1, "limit": 100000}
+                elif op == "range":
+                    kwargs = {"offset": 1 + int(where * max(len(lines) - 1, 0)), "limit": arg}
+                elif op == "forced":
+                    kwargs = {"force_full": True}
+                elif op == "symbol":
+                    syms = ws.symbols_of(path.name, path.read_bytes())
+                    if not syms:
+                        continue
+                    kwargs = {"symbol": syms[int(where * (len(syms) - 1))].id}
+                try:
+                    result = read_file(ws, path, "s", policy=policy, confirm=killed is None, **kwargs)
+                except SymbolpackError as exc:
+                    assert "past the end" in str(exc) or "no symbol" in str(exc), exc
+                    continue
+                if killed != "lost":
+                    judge(oracle, result.response, path, kwargs, lines)
+                if killed:  # the agent asks again at once: the moment an unsure record matters
+                    judge(oracle, read_file(ws, path, "s", policy=policy, **kwargs).response, path, kwargs, lines)
+            ws.close()
+        finally:
+            os.environ.pop("SYMBOLPACK_DIR", None)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
