@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .callgraph import CallGraph, cat_blobs, run_git
+from .errors import GitError, NotFound
 from .index import looks_binary
 from .sources import is_sensitive
 from .symbols import SymbolSlice, split_lines
-from .errors import GitError, NotFound
 from .workspace import find_repo_root
 
 CONTEXT_LINES = 3
@@ -80,7 +80,7 @@ def git_root(ws) -> Path:
     root = find_repo_root(ws.root)
     if root is None:
         raise GitError(f"not a git repository: {ws.root} (diff-context compares git revisions; "
-                              "run it inside a repository)")
+                       "run it inside a repository)")
     return root
 
 

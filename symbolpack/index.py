@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .protocol import FileSymbolsJSON
-from .settings import Settings
+from .errors import NotFound
 from .languages import has_query, language_for_path, query_version
+from .protocol import FileSymbolsJSON
+from .settings import Settings, load_settings
 from .sources import is_sensitive
 from .symbols import Reference, SymbolRecord, SymbolSlice, bind, parse_bytes
-from .errors import NotFound
 from .workspace import StateUnavailable, display_path, find_repo_root, sha256_hex, state_dir
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
@@ -262,8 +262,6 @@ class Index:
 
     def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None,
                  settings: Settings | None = None):
-        from .settings import load_settings
-
         self.root = root.resolve()
         self.settings = settings if settings is not None else load_settings(self.root)
         self.jobs = jobs if jobs is not None else (os.cpu_count() or 1)
@@ -313,7 +311,8 @@ class Index:
     def _bind_all(self, items: list[tuple[str, str | None, bytes]]) -> list[FileSymbols]:
         # a sensitive file (by name, `sources.is_sensitive`) is never parsed nor cached:
         # no symbol, signature or digest of its content may reach the state directory
-        items = [(rel, None, b"") if is_sensitive(rel, self.settings.sensitive) else (rel, lang, data) for rel, lang, data in items]
+        sensitive = self.settings.sensitive
+        items = [(rel, None, b"") if is_sensitive(rel, sensitive) else (rel, lang, data) for rel, lang, data in items]
         digests = [sha256_hex(data) for _, _, data in items]
         keys = {i: _cache_key(lang, digests[i]) for i, (_, lang, _) in enumerate(items) if has_query(lang)}
         packed: dict[int, tuple] = {}

@@ -54,8 +54,7 @@ def _dumps(data: dict) -> bytes:
 
 
 SESSION_VERSION = 2
-DEFAULT_MAX_ENTRIES = 10_000
-DEFAULT_TTL_SECONDS = 7 * 24 * 3600
+from .settings import DEFAULT_MAX_ENTRIES, DEFAULT_TTL_SECONDS  # noqa: E402  (one source: the settings)
 OBJECT_GC_GRACE_SECONDS = 15 * 60
 MAX_DRILL_INS = 500
 COMMIT_MARKER_TTL_SECONDS = 24 * 3600
