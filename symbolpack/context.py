@@ -174,15 +174,16 @@ def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, ses
 class EntryPack(Pack):
     """One `context` pack: the entry with code first, then its depth-1 neighbours' code."""
 
-    def __init__(self, slices: list[PackSlice], budget: int, start: SymbolSlice, depth: int, extra: str):
+    def __init__(self, slices: list[PackSlice], budget: int, start: SymbolSlice):
         super().__init__(slices, budget)
-        self.start, self.depth, self.extra = start, depth, extra
+        self.start = start
 
     def footer(self) -> str:
+        # lean on purpose: the slices carry paths and lines; the JSON keeps the
+        # unresolved calls and the budget for whoever wants them
         stubs = sum(1 for s in self.work if s.mode == "unchanged")
-        said = " (code as given earlier in this session)" if stubs else ""
-        return (f"== context of {self.start.id}: depth {self.depth}, {len(self.work)} symbols, {stubs} [UNCHANGED]{said}; "
-                f"budget {self.budget}{self.extra} ==")
+        held = f", {stubs} [UNCHANGED]" if stubs else ""
+        return f"== context of {self.start.qualname or self.start.name}: {len(self.work)} symbols{held} =="
 
     def degrade(self) -> bool:  # the entry's code does not fit: its signature and how to read it
         code = [s for s in self.work if s.relevance == "entry" and s.mode == "code"]
@@ -214,9 +215,7 @@ def context_pack(ws: Workspace, entry: str, depth: int = DEFAULT_DEPTH, budget: 
         slices = [PackSlice(s, rel, lines_of(graph, s.path), depth=dd,
                             code_ok=rel == "entry" or s.kind not in CLASS_LIKE) for s, rel, dd in found.values()]
         slices = sorted(slices, key=lambda s: (s.depth, RELEVANCE_ORDER[s.relevance], s.sym.path, s.sym.lines[0]))
-        shown_unresolved = sorted({f"{(u['receiver'] + '.') if u['receiver'] else ''}{u['name']}" for u in unresolved})
-        extra = f"; unresolved calls: {', '.join(shown_unresolved[:20])}" if shown_unresolved else ""
-        pack = EntryPack(slices, budget, start, depth, extra)
+        pack = EntryPack(slices, budget, start)
         final, commit = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path))
         if confirm and commit is not None:
             commit()

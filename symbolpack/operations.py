@@ -179,6 +179,8 @@ def read_file(
 
     with store.session(session_id) as session:
         copy = session.copy(source.rel)
+        if session.shown("skeleton"):
+            request = request._replace(told=True)
         def parse(old_lines):
             return ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
 
@@ -220,8 +222,9 @@ def record_pack_display(store: Store, session: Session, rel: str, data: bytes, s
     """What a context pack showed of *rel* (version *sha*, bytes *data*) goes into the
     agent's copy like any other answer: *spans* of verbatim numbered code are
     written, pending on *intent* until the pack is delivered; *confirmed* spans
-    ([UNCHANGED] stubs) were already held and are re-stamped; *headers* (signatures
-    shown without line numbers) void the lines where the copy held other text."""
+    ([UNCHANGED] stubs) were already held and are re-stamped; *headers* (the lines
+    of signatures shown without line numbers) void the lines where the copy held
+    other text."""
     from .sources import is_sensitive
 
     if is_sensitive(rel, store.settings.sensitive):

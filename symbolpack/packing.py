@@ -135,6 +135,19 @@ def header_end(sym: SymbolSlice) -> int:
     return body[0] - 1 if body and body[0] > a else a
 
 
+def signature_span(sym: SymbolSlice, lines: Sequence[str]) -> tuple[int, int]:
+    """The lines *sym*'s signature occupies (what a signature display draws, unnumbered):
+    from the line that opens it, as many lines as it has; the whole header when it
+    cannot be found (a docstring or the body below it was not drawn)."""
+    a, end = sym.lines[0], header_end(sym)
+    sig = (sym.signature or sym.name).split("\n")
+    first = sig[0].strip()
+    for n in range(a, min(end, len(lines)) + 1):
+        if first and lines[n - 1].strip() == first:
+            return n, min(end, n + len(sig) - 1)
+    return a, end
+
+
 def _signature_block(s: PackSlice) -> str:
     sym = s.sym
     where = f"{sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname} [{s.relevance}]"
@@ -148,10 +161,15 @@ def _signature_block(s: PackSlice) -> str:
         see = f"; see: tldrs read {shlex.quote(sym.path)} --offset {a} --limit {b - a + 1}" \
             if s.relevance == "entry" else ""
         note = f" (signature only: over the token budget{see})"
-    if s.brief or s.relevance == "contains_diff":  # a changed symbol's lines are in its diff or code
-        return f"-- {where}{note}\n   {_brief_signature(sym)}"
-    sig = "\n".join("   " + line for line in (sym.signature or sym.name).split("\n"))
+    sig = "\n".join("   " + line for line in _signature_text(s).split("\n"))
     return f"-- {where}{note}\n{sig}"
+
+
+def _signature_text(s: PackSlice) -> str:
+    """The signature a signature-mode slice draws (unnumbered)."""
+    if s.brief or s.relevance == "contains_diff":  # a changed symbol's lines are in its diff or code
+        return _brief_signature(s.sym)
+    return s.sym.signature or s.sym.name
 
 
 def _brief_signature(sym: SymbolSlice) -> str:
@@ -486,11 +504,11 @@ def with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable
             if s.mode == "code":
                 shown.setdefault(s.sym.path, []).append(s.span)  # a window: those lines only
                 if s.signature_shown():
-                    headers.setdefault(s.sym.path, []).append((a, header_end(s.sym)))
+                    headers.setdefault(s.sym.path, []).append(signature_span(s.sym, s.lines))
             elif s.mode == "unchanged":
                 confirmed.setdefault(s.sym.path, []).append((a, b))
             else:
-                headers.setdefault(s.sym.path, []).append((a, header_end(s.sym)))
+                headers.setdefault(s.sym.path, []).append(signature_span(s.sym, s.lines))
         for path in set(shown) | set(confirmed) | set(headers):
             v = version(path)
             if v is None:

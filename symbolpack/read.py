@@ -34,6 +34,7 @@ from .views import (
     known_mask,
     known_ranges,
     numbered_text,
+    render_delta,
     render_segments,
     shell_word,
     unified_diff,
@@ -63,9 +64,12 @@ class ReadPolicy(namedtuple("ReadPolicy", [
     __slots__ = ()
 
 
-class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full"],
-                             defaults=[None, None, None, False])):
-    """One read: a path, an optional range or resolved drill-in symbol, and --full."""
+class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told"],
+                             defaults=[None, None, None, False, False])):
+    """One read: a path, an optional range or resolved drill-in symbol, and --full.
+    *told*: this session was already shown a skeleton, whose header explained the
+    elision markers; later skeletons say only what they are (the convention is
+    explained once per session, not in every answer)."""
 
     __slots__ = ()
 
@@ -223,8 +227,7 @@ def _plain(request, current, scope, copy: AgentCopy, fallback: str | None = None
 
 
 def _unchanged(request, current, copy: AgentCopy, note: str = "") -> ReadOutcome:
-    total = len(current.lines)
-    text = f"[UNCHANGED] {request.path}: as you last read it ({total} lines).{note}"
+    text = f"[UNCHANGED] {request.path}" + (f".{note}" if note else "")  # <= 12 tokens: the commonest answer
     response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
     return ReadOutcome(response, copy, None)
 
@@ -304,10 +307,12 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if not hidden:
         return plain
     body = render_segments(current.lines, segments, notes)
-    held_note = " [UNCHANGED] spans are code you were already given." if any(
-        s.kind == "unchanged" for s in segments) else ""
-    header = (f"[SKELETON] {request.path}: {total} lines. \"... A-B elided: OPTIONS\" hides lines A-B; "
-              f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held_note}")
+    header = f"[SKELETON] {request.path}: {total} lines."
+    if not request.told:
+        held_note = " [UNCHANGED] spans are code you were already given." if any(
+            s.kind == "unchanged" for s in segments) else ""
+        header += (f" \"... A-B elided: OPTIONS\" hides lines A-B; "
+                   f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held_note}")
     text = "\n".join([header, *body])
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
@@ -375,7 +380,7 @@ def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> 
         return _plain(request, current, scope, copy, "forced")
     if not copy.holds(start, end, current.sha256, current.lines, load):
         return _plain(request, current, scope, copy, "pending" if copy.uncertain(start, end) else None)
-    text = f"[UNCHANGED] {request.path} lines {start}-{end}: as you last read them."
+    text = f"[UNCHANGED] {request.path}:{start}-{end}"
     full_tokens = count_tokens(numbered_text(current.lines, start, end))
     response = _response(request, current, "unchanged", text, scope, None, full_tokens)
     return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
@@ -467,6 +472,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
                 if sym is not None:
                     dirty.add(sym.id)
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
+    window, opened = _change_windows(current.symbols or (), dirty - unseen, owner, mapped, in_gaps, total)
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
     for i in range(1, total + 1):
         sym = owner[i]
@@ -475,15 +481,15 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
             status[i] = "U"  # the header of a body changed out of sight: as the agent has it
         elif sym is not None and sym.id in unseen:
             status[i] = "E"  # a change inside a body the agent never saw: a note, not the body
-        elif src is None or (sym is not None and sym.id in dirty):
-            status[i] = "S"
+        elif src is None or (i in window and known[src]) or (sym is not None and sym.id in opened and not known[src]):
+            status[i] = "S"  # a window shows lines the agent holds; a body it was told is elided, when it changed
         elif known[src]:
             status[i] = "U"
         else:
-            status[i] = "E"
+            status[i] = "H"  # elided before, the same text now: still elided, just moved
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
-    changed = sorted({o.qualname for i in range(1, total + 1) if status[i] == "S" and (o := owner[i])})
+    changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
     header = f"[DELTA] {request.path} changed since you last read it ({copy.length} -> {total} lines)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
@@ -493,10 +499,47 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
                    + ("..." if len(names) > 12 else "") + ".")
     if removed:
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
-    header += " [UNCHANGED] spans are exactly as you last saw them."
-    text = "\n".join([header, *render_segments(new, segments)])
+    header += " Unchanged spans are as in your copy (what it had elided stays elided)."
+    text = "\n".join([header, *render_delta(new, segments)])
     response = _response(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, _copy_after(copy, current, segments), None), only_unseen
+
+
+_WINDOW_CONTEXT = 2  # lines shown around a change inside a changed symbol
+
+
+def _change_windows(symbols, dirty: set[str], owner, mapped, in_gaps: set[int], total: int
+                    ) -> tuple[set[int], set[str]]:
+    """The lines a changed symbol shows: its header line, and each change with
+    `_WINDOW_CONTEXT` lines around it (its own lines only). The rest of its lines are
+    as the agent holds them (`unchanged`, at their new numbers) or stay elided: a
+    2-line edit in a 200-line function costs a window, not the function. Also the
+    changed symbols whose body changed: what the agent was told is elided of those
+    comes back whole (a body half shown, half elided line by line, helps nobody)."""
+    out: set[int] = set()
+    opened: set[str] = set()
+    for s in symbols:
+        if s.id not in dirty:
+            continue
+        first, last = s.lines[0], min(s.lines[1], total)
+        own = [i for i in range(first, last + 1) if owner[i] is s]
+        if not own:
+            continue
+        out.add(own[0])
+        for i in own:
+            points: tuple[int, ...]
+            if mapped[i] is None and i not in in_gaps:
+                points = (i,)
+            elif i < total and mapped[i] is not None and mapped[i + 1] is not None \
+                    and mapped[i + 1] != mapped[i] + 1:
+                points = (i, i + 1)  # lines removed (or moved) between i and i + 1
+            else:
+                continue
+            out.update(k for p in points for k in range(p - _WINDOW_CONTEXT, p + _WINDOW_CONTEXT + 1)
+                       if first <= k <= last and owner[k] is s)
+            if s.body and any(s.body[0] <= p <= s.body[1] for p in points):
+                opened.add(s.id)
+    return out, opened
 
 
 def _hidden_change_note(numbers: Sequence[int], current: Current) -> str:
@@ -532,15 +575,23 @@ _MARKER_COST_LINES = 2  # an [UNCHANGED] run this short is cheaper to show
 
 
 def _segments_from_status(status, mapped, owner) -> list[Segment]:
+    """Status per line (S shown, U unchanged, H elided before and still, E elided
+    with a change inside) -> segments. U and H segments keep their source line: a
+    run of them that moved together is drawn as one marker (`render_delta`)."""
     total = len(status) - 1
-    # short unchanged runs between shown lines cost more as markers than as lines
+
+    def moves_with(a: int, b: int) -> bool:  # line b continues line a's run in the copy
+        return status[a] in "UH" and status[b] in "UH" and mapped[a] is not None and mapped[b] == mapped[a] + 1
+
+    # a short unchanged run between shown lines costs more as a marker than as lines
     i = 1
     while i <= total:
         if status[i] == "U":
             j = i
             while j + 1 <= total and status[j + 1] == "U" and mapped[j + 1] == mapped[j] + 1:
                 j += 1
-            if j - i + 1 <= _MARKER_COST_LINES:
+            alone = not (i > 1 and moves_with(i - 1, i)) and not (j < total and moves_with(j, j + 1))
+            if alone and j - i + 1 <= _MARKER_COST_LINES:
                 for k in range(i, j + 1):
                     status[k] = "S"
             i = j + 1
@@ -552,9 +603,9 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
         kind = status[i]
         j = i
         while j + 1 <= total and status[j + 1] == kind:
-            if kind == "U" and mapped[j + 1] != mapped[j] + 1:
+            if kind in "UH" and mapped[j + 1] != mapped[j] + 1:
                 break
-            if kind == "E" and owner[j + 1] is not owner[i]:
+            if kind in "EH" and owner[j + 1] is not owner[i]:
                 break
             j += 1
         if kind == "S":
@@ -563,7 +614,8 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
             sym = owner[i] if owner[i] is owner[j] else None
             segments.append(Segment("unchanged", i, j, source=mapped[i], symbol=sym.id if sym else None))
         else:
-            segments.append(Segment("elided", i, j, symbol=owner[i].id if owner[i] else None))
+            segments.append(Segment("elided", i, j, source=mapped[i] if kind == "H" else None,
+                                    symbol=owner[i].id if owner[i] else None))
         i = j + 1
     return segments
 

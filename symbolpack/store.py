@@ -154,6 +154,10 @@ class Session:
         stats["tokens"] = stats.get("tokens", 0) + tokens
         stats["full_tokens"] = stats.get("full_tokens", 0) + full_tokens
 
+    def shown(self, mode: str) -> bool:
+        """Was this session answered with *mode* (e.g. a skeleton) before?"""
+        return self.data["stats"]["reads"].get(mode, 0) > 0
+
     def record_drill_in(self, item: dict) -> None:
         self.data["stats"]["drill_ins"] = self.data["stats"].get("drill_ins", 0) + 1
         log = self.data.setdefault("drill_ins", [])

@@ -323,9 +323,21 @@ class EvalSession:
 
     def drill_into(self, rel: str, lines: Iterable[int]) -> int:
         """Open every hidden body holding one of *lines*: by symbol when the skeleton named
-        it, else by range. Returns the number of drill-in reads made."""
+        it, else by range. Returns the number of drill-in reads made.
+
+        The agent plans like a person paying for each call: hidden spans close enough
+        that the lines between cost less than a round trip are one range read, and
+        when the reads it needs would cost more than the whole file in one call, it
+        reads the whole file. It plans from what it knows: the spans its answers
+        named, the lines it holds, the file's length."""
         wanted = set(lines)
         made = 0
+        plan = self._drill_plan(rel, wanted)
+        if plan is not None:
+            for start, end in plan:
+                self.read(rel, offset=start, limit=end - start + 1, category=DRILL)
+                made += 1
+                wanted -= set(range(start, end + 1))
         while True:
             missing = self.unknown(rel, wanted)
             if not missing:
@@ -346,6 +358,36 @@ class EvalSession:
             # one try per span: a read that did not teach the agent those lines is
             # already an oracle failure, and asking again would only repeat it
             wanted -= set(range(start, end + 1))
+
+    def _drill_plan(self, rel: str, wanted: set[int]) -> list[tuple[int, int]] | None:
+        """Range reads covering the hidden spans holding *wanted* lines, when merging
+        spans (or reading the file whole) beats one call per span; None: one call per
+        span (by symbol where the answer named one) is the plan."""
+        total = len(self.file_lines(rel) or ())
+        missing = self.unknown(rel, wanted)
+        if not missing or total == 0:
+            return None
+        spans: list[tuple[int, int]] = []
+        for n in missing:
+            if spans and spans[-1][0] <= n <= spans[-1][1]:
+                continue
+            hidden = next(((a, b) for a, b, _s in self._elided.get(rel, ()) if a <= n <= b), (n, n))
+            spans.append(hidden)
+        spans.sort()
+        known = self.oracle.reconstruct(rel)
+        held = [text for n, text in known.items() if 1 <= n <= total and isinstance(text, str)]
+        per_line = max(1.0, count_tokens("\n".join(held)) / len(held)) if held else 10.0
+        merged = [spans[0]]
+        for a, b in spans[1:]:
+            if (a - merged[-1][1] - 1) * per_line < ROUND_TRIP_TOKENS:
+                merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+            else:
+                merged.append((a, b))
+        def cost(plan: list[tuple[int, int]]) -> float:
+            return len(plan) * ROUND_TRIP_TOKENS + sum(b - a + 1 for a, b in plan) * per_line
+        if cost([(1, total)]) < cost(merged):
+            return [(1, total)]
+        return merged if len(merged) < len(spans) else None
 
     # -- context packs
     def record_pack(self, kind: str, pack: Any, latency_ms: float, failures: list[str],
