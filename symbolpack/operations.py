@@ -12,7 +12,6 @@ from pathlib import Path
 
 from .read import (
     Current,
-    ReadError,
     ReadPolicy,
     ReadRequest,
     decide,
@@ -21,7 +20,19 @@ from .read import (
 from .agentcopy import AgentCopy
 from .sources import Source, load_source, split_text_lines
 from .tokens import count_tokens
-from .workspace import SymbolpackError, project_root
+from .errors import NotFound, SymbolpackError, UsageError
+from .workspace import project_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Sequence
+
+    from .index import Index
+    from .protocol import SessionStatus
+    from .read import ReadOutcome
+    from .settings import Settings
+    from .store import Session, Store
+    from .symbols import SymbolSlice
 
 
 class ReadResult:
@@ -30,7 +41,8 @@ class ReadResult:
 
     __slots__ = ("response", "exit_code", "_commit", "fallback")
 
-    def __init__(self, response: dict, exit_code: int = 0, commit=None, fallback: str | None = None):
+    def __init__(self, response: dict, exit_code: int = 0, commit: Callable[[], None] | None = None,
+                 fallback: str | None = None) -> None:
         self.response = response
         self.exit_code = exit_code
         self._commit = commit
@@ -44,39 +56,43 @@ class ReadResult:
 
 
 class Workspace:
-    """One project: its root, its parse index and its session store (opened lazily)."""
+    """One project: its root, its settings, its parse index and its session store
+    (opened lazily). Without *settings*, the environment and the project's
+    pyproject.toml decide (`settings.load_settings`)."""
 
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, settings: Settings | None = None):
+        from .settings import load_settings
+
         self.root = (root or project_root()).resolve()
-        self._index = None
-        self._store = None
+        self.settings = settings if settings is not None else load_settings(self.root)
+        self._index: Index | None = None
+        self._store: Store | None = None
 
     @property
-    def index(self):
+    def index(self) -> Index:
         if self._index is None:
             from .index import Index
 
-            self._index = Index(self.root)
+            self._index = Index(self.root, settings=self.settings)
         return self._index
 
     @property
-    def store(self):
+    def store(self) -> Store:
         if self._store is None:
             from .store import Store
 
-            self._store = Store(self.root)
+            self._store = Store(self.root, settings=self.settings)
         return self._store
 
-    def store_or_none(self):
+    def store_or_none(self) -> Store | None:
         """The store, or None when the state dir cannot be used (unwritable, a file in
         the way): reads then answer plainly and record nothing."""
         try:
             return self.store
         except OSError as exc:
-            import sys
+            from .log import warning
 
-            print(f"symbolpack: warning: no usable state dir ({exc.strerror or exc}); answering with plain reads",
-                  file=sys.stderr)
+            warning(f"no usable state dir ({exc.strerror or exc}); answering with plain reads")
             return None
 
     def maybe_gc(self) -> None:
@@ -88,7 +104,7 @@ class Workspace:
         if self._index is not None:
             self._index.close()
 
-    def symbols_of(self, rel: str, data: bytes):
+    def symbols_of(self, rel: str, data: bytes) -> list[SymbolSlice] | None:
         """Symbols of *data* as file *rel*, or None when no parser handles it (or the
         parse failed). One file parses faster than the parse cache opens (diskcache
         and sqlite cost tens of milliseconds per process), so reads bypass it."""
@@ -131,7 +147,7 @@ def read_file(
     if not target.is_absolute():
         target = Path.cwd() / target
     try:
-        source = load_source(target, ws.root)
+        source = load_source(target, ws.root, ws.settings.sensitive)
     except SymbolpackError:
         if session_id is not None and record and not target.exists() and not target.is_symlink():
             _forget_deleted(ws, target, session_id)
@@ -147,15 +163,15 @@ def read_file(
 
         syms = current.symbols
         if not syms:
-            raise SymbolpackError(f"no symbols in {source.rel} (no parser handles it); use --offset/--limit")
+            raise UsageError(f"no symbols in {source.rel} (no parser handles it); use --offset/--limit")
         target_symbol = resolve(symbol, syms, where=source.rel)
     request = ReadRequest(source.rel, offset, limit, target_symbol, force_full)
 
     store = ws.store_or_none() if record and session_id is not None else None
-    if store is None:
+    if store is None or session_id is None:
         return ReadResult(_decide(request, current, AgentCopy(0), lambda sha: None, policy, plain=True).response)
 
-    def load(sha: str):
+    def load(sha: str) -> list[str] | None:
         if sha == source.sha256:
             return lines
         data = store.get_object(sha)
@@ -185,20 +201,25 @@ def read_file(
             session.record_drill_in({"path": source.rel, **item})
     result = ReadResult(response, commit=(lambda: store.commit(intent)) if intent else None,
                         fallback=outcome.fallback)
+    if outcome.fallback:
+        from .log import debug
+
+        debug(f"{source.rel}: a plain read answered ({outcome.fallback})")
     if confirm:
         result.commit()
     return result
 
 
-def _decide(request, current, copy, load, policy, plain: bool, parse=None):
-    try:
-        return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
-    except ReadError as exc:
-        raise SymbolpackError(str(exc)) from None
+def _decide(request: ReadRequest, current: Current, copy: AgentCopy, load: Callable[[str], list[str] | None],
+            policy: ReadPolicy, plain: bool,
+            parse: Callable[[Sequence[str]], Sequence[SymbolSlice] | None] | None = None
+            ) -> ReadOutcome:
+    return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
 
 
-def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, intent: str | None,
-                        confirmed=(), headers=()) -> None:
+def record_pack_display(store: Store, session: Session, rel: str, data: bytes, sha: str,
+                        spans: Iterable[tuple[int, int]], intent: str | None,
+                        confirmed: Iterable[tuple[int, int]] = (), headers: Iterable[tuple[int, int]] = ()) -> None:
     """What a context pack showed of *rel* (version *sha*, bytes *data*) goes into the
     agent's copy like any other answer: *spans* of verbatim numbered code are
     written, pending on *intent* until the pack is delivered; *confirmed* spans
@@ -207,13 +228,13 @@ def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, 
     other text."""
     from .sources import is_sensitive
 
-    if is_sensitive(rel):
+    if is_sensitive(rel, store.settings.sensitive):
         return
     copy = session.copy(rel)
     if headers:
         lines = split_text_lines(data.decode("utf-8", "surrogateescape"))
 
-        def load(version: str):
+        def load(version: str) -> list[str] | None:
             if version == sha:
                 return lines
             raw = store.get_object(version)
@@ -242,21 +263,18 @@ def _forget_deleted(ws: Workspace, target: Path, session_id: str) -> None:
     with store.session(session_id) as session:
         had_copy = session.drop_file(rel)
     if had_copy:
-        raise SymbolpackError(f"{rel} was deleted since your last read; your copy of it is dropped")
+        raise NotFound(f"{rel} was deleted since your last read; your copy of it is dropped")
 
 
 def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None = None,
             limit: int | None = None) -> str:
     """The agent lost those lines: remove them from its copy, whatever answer they
     came from, so the next read of them is plain."""
-    source = load_source(Path(path).absolute(), ws.root)
+    source = load_source(Path(path).absolute(), ws.root, ws.settings.sensitive)
     if source.passthrough:
         return f"{source.rel}: not tracked ({source.passthrough})"
     lines = split_text_lines(source.text)
-    try:
-        scope = resolve_scope(len(lines), offset, limit)
-    except ReadError as exc:
-        raise SymbolpackError(str(exc)) from None
+    scope = resolve_scope(len(lines), offset, limit)  # ReadError: a UsageError
     with ws.store.session(session_id) as session:
         copy = session.copy(source.rel)
         if scope is None:
@@ -271,7 +289,7 @@ def refresh(ws: Workspace, path: str | Path, session_id: str, offset: int | None
     return f"{source.rel}: the next read of {what} will be a full read"
 
 
-def status(ws: Workspace, session_id: str) -> dict:
+def status(ws: Workspace, session_id: str) -> SessionStatus:
     with ws.store.session(session_id, write=False) as session:
         data = session.data
         stats = data["stats"]

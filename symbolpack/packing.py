@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from .protocol import PackSliceJSON
 from .related import RELEVANCE_ORDER
 from .symbols import SymbolSlice
 from .tokens import count_tokens
@@ -90,7 +91,7 @@ class PackSlice:
         a, b = self.span
         return "\n".join(self.lines[a - 1:b])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> PackSliceJSON:
         s = self.sym
         code = self.mode == "code"
         a, b = self.span if code else s.lines
@@ -134,7 +135,7 @@ def header_end(sym: SymbolSlice) -> int:
     return body[0] - 1 if body and body[0] > a else a
 
 
-def signature_span(sym: SymbolSlice, lines: list[str]) -> tuple[int, int]:
+def signature_span(sym: SymbolSlice, lines: Sequence[str]) -> tuple[int, int]:
     """The lines *sym*'s signature occupies (what a signature display draws, unnumbered):
     from the line that opens it, as many lines as it has; the whole header when it
     cannot be found (a docstring or the body below it was not drawn)."""

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Callable, Sequence
 
 from .agentcopy import AgentCopy
+from .errors import UsageError
 from .tokens import count_tokens
 from .views import (
     Segment,
@@ -99,7 +100,7 @@ class Current:
         """None when no parser handles the file (or parsing failed)."""
         if callable(self._symbols):
             self._symbols = self._symbols()
-        return self._symbols  # type: ignore[return-value]
+        return self._symbols
 
 
 class ReadOutcome:
@@ -127,7 +128,7 @@ class ReadOutcome:
         return self.response["mode"] != "unchanged"
 
 
-class ReadError(ValueError):
+class ReadError(UsageError):
     """A bad request (range out of bounds): one clear line for the user."""
 
 
@@ -297,8 +298,8 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if current.symbols is not None:
         segments, notes = plan(current.lines, current.symbols, target, policy.elide_min_lines,
                                _is_test_path(request.path), held)
-    elif current.diffable and outline_kind(request.path):  # a README, a changelog, a lockfile
-        segments, notes = plan_outline(current.lines, outline_kind(request.path), target, policy.elide_min_lines)
+    elif current.diffable and (kind := outline_kind(request.path)):  # a README, a changelog, a lockfile
+        segments, notes = plan_outline(current.lines, kind, target, policy.elide_min_lines)
     else:
         return plain
     if held is not None:  # lines a range or a context pack already gave: say so instead of hiding them
@@ -309,10 +310,10 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     body = render_segments(current.lines, segments, notes)
     header = f"[SKELETON] {request.path}: {total} lines."
     if "skeleton" not in request.told:
-        held = " [UNCHANGED] spans are code you were already given." if any(
+        held_note = " [UNCHANGED] spans are code you were already given." if any(
             s.kind == "unchanged" for s in segments) else ""
         header += (f" \"... A-B elided: OPTIONS\" hides lines A-B; "
-                   f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held}")
+                   f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held_note}")
     text = "\n".join([header, *body])
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
@@ -493,10 +494,12 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     owner = _innermost(total, current.symbols or ())
     dirty: set[str] = set()
     for i in range(1, total + 1):
-        if mapped[i] is None:
-            if owner[i] is not None and i not in in_gaps:
-                dirty.add(owner[i].id)
-        elif i < total and mapped[i + 1] is not None and mapped[i + 1] != mapped[i] + 1:
+        here, after = mapped[i], mapped[i + 1] if i < total else None
+        if here is None:
+            sym_here = owner[i]
+            if sym_here is not None and i not in in_gaps:
+                dirty.add(sym_here.id)
+        elif after is not None and after != here + 1:
             # lines removed (or moved) between i and i+1: both neighbours' symbols changed
             for sym in (owner[i], owner[i + 1]):
                 if sym is not None:
@@ -558,6 +561,7 @@ def _change_windows(symbols, dirty: set[str], owner, mapped, in_gaps: set[int], 
             continue
         out.add(own[0])
         for i in own:
+            points: tuple[int, ...]
             if mapped[i] is None and i not in in_gaps:
                 points = (i,)
             elif i < total and mapped[i] is not None and mapped[i + 1] is not None \
@@ -577,7 +581,7 @@ def _hidden_change_note(numbers: Sequence[int], current: Current) -> str:
     if not numbers:
         return ""
     owner = _innermost(len(current.lines), current.symbols or ())
-    names = sorted({owner[n].qualname for n in numbers if owner[n] is not None})
+    names = sorted({o.qualname for n in numbers if (o := owner[n]) is not None})
     what = ", ".join(names[:8]) + ("..." if len(names) > 8 else "") if names else \
         f"lines {numbers[0]}-{numbers[-1]}"
     return f" Changed inside code you have not read (still elided): {what}."
@@ -660,7 +664,7 @@ def _diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: 
     response = _response(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew
     # there (those lines are identical, shifted by the hunks before them)
-    old_hidden = [None] * (old_total + 1)
+    old_hidden: list[str | None] = [None] * (old_total + 1)
     for a, b, symbol in copy.hidden_runs():
         for n in range(a, min(b, old_total) + 1):
             old_hidden[n] = symbol

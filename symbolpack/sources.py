@@ -17,7 +17,12 @@ import stat as stat_mod
 from collections import namedtuple
 from pathlib import Path
 
-from .workspace import SymbolpackError, display_path, sha256_hex
+from .errors import NotFound, SymbolpackError, UsageError
+from .workspace import display_path, sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 MAX_READ_BYTES = 50 * 1024 * 1024
 MAX_DIFF_BYTES = 1024 * 1024
@@ -57,23 +62,19 @@ def split_text_lines(text: str) -> list[str]:
     return lines
 
 
-def sensitive_patterns() -> tuple[str, ...]:
-    extra = os.environ.get("SYMBOLPACK_SENSITIVE", "")
-    return DEFAULT_SENSITIVE + tuple(p.strip() for p in extra.split(",") if p.strip())
-
-
 @functools.lru_cache(maxsize=8)
-def _sensitive_matcher(extra: str):
+def _sensitive_matcher(extra: tuple[str, ...]) -> Callable[[str], object]:
     """One compiled regex for all patterns (the tree walks ask this of every file)."""
-    patterns = DEFAULT_SENSITIVE + tuple(p.strip() for p in extra.split(",") if p.strip())
+    patterns = DEFAULT_SENSITIVE + extra
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
 
 
-def is_sensitive(path: Path | str) -> bool:
+def is_sensitive(path: Path | str, extra: tuple[str, ...] = ()) -> bool:
     """Is this file's *name* one whose content symbolpack must never show, store or
-    cache (`DEFAULT_SENSITIVE` plus the comma-separated globs of `$SYMBOLPACK_SENSITIVE`)?"""
+    cache (`DEFAULT_SENSITIVE` plus *extra*: `Settings.sensitive`, the globs of
+    `$SYMBOLPACK_SENSITIVE` or pyproject.toml)?"""
     name = path.rstrip("/").rsplit("/", 1)[-1] if isinstance(path, str) else Path(path).name
-    return _sensitive_matcher(os.environ.get("SYMBOLPACK_SENSITIVE", ""))(name) is not None
+    return _sensitive_matcher(extra)(name) is not None
 
 
 def stored_name(real: Path, root: Path) -> str:
@@ -83,12 +84,13 @@ def stored_name(real: Path, root: Path) -> str:
     return display_path(real, root) if os.path.lexists(root / ".git") else real.as_posix()
 
 
-def load_source(path: Path, root: Path) -> Source:
-    """Stat, classify and (when allowed) read *path*. Raises SymbolpackError when missing."""
+def load_source(path: Path, root: Path, sensitive: tuple[str, ...] = ()) -> Source:
+    """Stat, classify and (when allowed) read *path*; *sensitive*: more names never
+    read (`Settings.sensitive`). Raises NotFound when missing."""
     try:
         real = path.resolve(strict=True)
     except (FileNotFoundError, RuntimeError):
-        raise SymbolpackError(f"no such file: {path}") from None
+        raise NotFound(f"no such file: {path}") from None
     except OSError as exc:
         raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
     rel = stored_name(real, root)
@@ -97,10 +99,10 @@ def load_source(path: Path, root: Path) -> Source:
     except OSError as exc:
         raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
     if stat_mod.S_ISDIR(st.st_mode):
-        raise SymbolpackError(f"{path} is a directory, not a file")
+        raise UsageError(f"{path} is a directory, not a file")
     if not stat_mod.S_ISREG(st.st_mode):
         return Source(real, rel, passthrough="not a regular file (device, FIFO or socket); refused without reading")
-    if is_sensitive(real) or is_sensitive(path):
+    if is_sensitive(real, sensitive) or is_sensitive(path, sensitive):
         return Source(real, rel, size=st.st_size,
                       passthrough="sensitive file name; symbolpack neither shows nor stores it")
     if st.st_size > MAX_READ_BYTES:

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import time
 from pathlib import Path
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterator
+
+    from .settings import Settings
 
 from .agentcopy import AgentCopy
 from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir
@@ -53,8 +54,7 @@ def _dumps(data: dict) -> bytes:
 
 
 SESSION_VERSION = 2
-DEFAULT_MAX_ENTRIES = 10_000
-DEFAULT_TTL_SECONDS = 7 * 24 * 3600
+from .settings import DEFAULT_MAX_ENTRIES, DEFAULT_TTL_SECONDS  # noqa: E402  (one source: the settings)
 OBJECT_GC_GRACE_SECONDS = 15 * 60
 MAX_DRILL_INS = 500
 COMMIT_MARKER_TTL_SECONDS = 24 * 3600
@@ -63,15 +63,8 @@ AUTO_GC_INTERVAL_SECONDS = 6 * 3600
 SHARED_INTENT = ".pack"
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
 class StoreLimits:
-    """LRU size (file entries per session) and TTL (seconds), from the environment."""
+    """LRU size (file entries per session) and TTL (seconds), from the settings."""
 
     __slots__ = ("max_entries", "ttl_seconds")
 
@@ -80,9 +73,8 @@ class StoreLimits:
         self.ttl_seconds = ttl_seconds
 
     @classmethod
-    def from_env(cls) -> "StoreLimits":
-        return cls(max(1, _env_int("SYMBOLPACK_MAX_ENTRIES", DEFAULT_MAX_ENTRIES)),
-                   max(1, _env_int("SYMBOLPACK_TTL_SECONDS", DEFAULT_TTL_SECONDS)))
+    def from_settings(cls, settings: Settings) -> StoreLimits:
+        return cls(settings.max_entries, settings.ttl_seconds)
 
 
 def _empty_session(session_id: str, now: float) -> dict:
@@ -194,13 +186,18 @@ class Session:
 class Store:
     """Sessions and baselines of one project."""
 
-    def __init__(self, root: Path, limits: StoreLimits | None = None):
+    def __init__(self, root: Path, limits: StoreLimits | None = None, settings: Settings | None = None):
+        if settings is None:
+            from .settings import load_settings
+
+            settings = load_settings(root)
         self.root = root
-        self.dir = state_dir(root)
+        self.settings = settings
+        self.dir = state_dir(root, settings=settings)
         self.sessions_dir = ensure_private_dir(self.dir / "sessions")
         self.objects_dir = ensure_private_dir(self.dir / "objects")
         self.commits_dir = ensure_private_dir(self.dir / "commits")
-        self.limits = limits or StoreLimits.from_env()
+        self.limits = limits or StoreLimits.from_settings(settings)
 
     # -- sessions
     def session_path(self, session_id: str) -> Path:
@@ -460,4 +457,6 @@ def _validate(data, session_id: str) -> None:
 
 
 def _warn(message: str) -> None:
-    print(f"symbolpack: warning: {message}", file=sys.stderr)
+    from .log import warning
+
+    warning(message)

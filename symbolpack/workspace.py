@@ -11,13 +11,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .errors import StoreError
+from .errors import SymbolpackError as SymbolpackError  # re-exported: its old home
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .settings import Settings
+
 STATE_DIR_NAME = ".symbolpack"
 
 try:  # the built-in sha256 loads in microseconds; hashlib's OpenSSL binding costs
-    from _sha2 import sha256 as _sha256  # ~3 ms per process (3.12+)
+    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # ~3 ms per process (3.12+)
 except ImportError:
     try:
-        from _sha256 import sha256 as _sha256  # 3.10, 3.11
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]  # 3.10, 3.11
     except ImportError:  # pragma: no cover - a build without the built-in modules
         from hashlib import sha256 as _sha256
 
@@ -25,10 +32,6 @@ except ImportError:
 def sha256_hex(data: bytes) -> str:
     """Hex sha256 of *data*: the content hash every view, baseline and cache key uses."""
     return _sha256(data).hexdigest()
-
-
-class SymbolpackError(Exception):
-    """An error the user caused or can fix; the CLI prints it as one line."""
 
 
 def find_repo_root(start: str | os.PathLike | None = None) -> Path | None:
@@ -51,7 +54,7 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
     return here.parent if here.is_file() else here
 
 
-class StateUnavailable(SymbolpackError, OSError):
+class StateUnavailable(StoreError, OSError):
     """symbolpack's state directory cannot be found or created (an unwritable
     directory, `$SYMBOLPACK_DIR` under a file, no home directory). Raised by
     `state_dir`; the OSError behind it is its `__cause__`. A read must not fail
@@ -59,17 +62,21 @@ class StateUnavailable(SymbolpackError, OSError):
     OSError too, so code that catches OSError around the store keeps working."""
 
 
-def state_dir(root: Path, create: bool = True) -> Path:
+def state_dir(root: Path, create: bool = True, settings: Settings | None = None) -> Path:
     """Where symbolpack keeps the state of the project at *root*, created 0700 with
     a `*` .gitignore when *create*:
 
-    - `$SYMBOLPACK_DIR` when set;
+    - `settings.state_dir` (`$SYMBOLPACK_DIR`, or `state_dir` in pyproject.toml) when set;
     - inside a git repository: `<root>/.symbolpack`;
     - outside any repository: `$XDG_STATE_HOME/symbolpack/<name>-<hash of root>`
       (default `~/.local/state`), so reading `/etc/hostname` never writes `/etc/.symbolpack`.
 
     Raises `StateUnavailable` (never a bare OSError) when it cannot be had."""
-    override = os.environ.get("SYMBOLPACK_DIR")
+    if settings is None:
+        from .settings import load_settings
+
+        settings = load_settings(root)
+    override = settings.state_dir
     try:
         if override:
             path = Path(override).expanduser().resolve()
@@ -102,11 +109,10 @@ def user_state_dir(root: Path) -> Path:
         if not os.path.isabs(home):
             raise StateUnavailable("symbolpack state unavailable: no home directory and no $XDG_STATE_HOME")
         base = os.path.join(home, ".local", "state")
-    home = Path(base)
     resolved = str(Path(root).resolve())
     name = "".join(c if c.isalnum() or c in "._-" else "-" for c in Path(resolved).name)[:40].strip(".-")
     digest = sha256_hex(resolved.encode("utf-8", "surrogateescape"))[:16]
-    return home / "symbolpack" / f"{name or 'root'}-{digest}"
+    return Path(base) / "symbolpack" / f"{name or 'root'}-{digest}"
 
 
 def ensure_private_dir(path: Path) -> Path:
