@@ -73,7 +73,7 @@ def bench(repo: Path, commits: int = 20, end: str = "HEAD", budget: int | None =
     chain = first_parent_commits(repo, end, commits)
     rows: list[dict] = []
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="symbolpack-bench-dcsize-") as tmp, isolated_state():
+    with tempfile.TemporaryDirectory(prefix="symbolpack-bench-dcsize-") as tmp, isolated_state() as settings:
         clone = Path(tmp) / "clone"
         git(Path(tmp), "clone", "-q", "--shared", "--no-checkout", str(repo), str(clone))
         git(clone, "config", "core.autocrlf", "false")
@@ -81,7 +81,7 @@ def bench(repo: Path, commits: int = 20, end: str = "HEAD", budget: int | None =
         file_lines = _file_lines(clone)
         # the session's packs are judged against the agent's copy they build, line by line
         judges = {False: PackJudge(delta=False), True: PackJudge(delta=True, read_oracle=ReadOracle())}
-        ws = Workspace(clone)
+        ws = Workspace(clone, settings)
         try:
             for i, commit in enumerate(chain):
                 parent = git(clone, "rev-parse", "HEAD").strip()

@@ -224,12 +224,13 @@ def main() -> int:
 
     from symbolpack.context import diff_context
     from symbolpack.operations import Workspace
+    from symbolpack.settings import load_settings
 
     repo = args.repo.resolve()
     commits = git(repo, "rev-list", "--first-parent", "-n", str(args.commits), args.rev).split()[::-1]
     tmp = Path(tempfile.mkdtemp(prefix="replay-"))
     tree = tmp / "wt"
-    os.environ["SYMBOLPACK_DIR"] = str(tmp / "state")  # caches and sessions outside the corpus
+    settings = load_settings().replace(state_dir=str(tmp / "state"))  # caches and sessions outside the corpus
     session = "replay"
     given: dict[str, str] = {}
     rows = []
@@ -246,7 +247,7 @@ def main() -> int:
             if patch:
                 git(tree, "apply", *(["--index"] if staged else []), "--whitespace=nowarn", "-", input=patch)
             changes = commit_changes(repo, parent, commit)
-            ws = Workspace(tree)
+            ws = Workspace(tree, settings)
             t0 = time.perf_counter()
             result = diff_context(ws, session_id=session, delta=True, budget=args.budget)
             elapsed = time.perf_counter() - t0

@@ -16,7 +16,13 @@ _EXPORTS = {
     "Index": "index",
     "language_for_path": "languages",
     "supported_languages": "languages",
-    "SymbolpackError": "workspace",
+    "SymbolpackError": "errors",
+    "UsageError": "errors",
+    "NotFound": "errors",
+    "GitError": "errors",
+    "StoreError": "errors",
+    "Settings": "settings",
+    "load_settings": "settings",
     "Workspace": "operations",
     "read_file": "operations",
     "refresh": "operations",
@@ -29,7 +35,7 @@ _EXPORTS = {
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'symbolpack' has no attribute {name!r}")

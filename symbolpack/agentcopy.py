@@ -43,7 +43,7 @@ class AgentCopy:
         self.runs = tuple(runs)
         self.pending = tuple(pending)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, AgentCopy) and (self.length, self.runs, self.pending) == (
             other.length, other.runs, other.pending)
 
@@ -91,7 +91,8 @@ class AgentCopy:
         """(start, end, symbol) of lines the agent was told are elided."""
         return [(a, b, h) for a, b, _sha, h in self.runs if h is not None]
 
-    def texts(self, load: Callable[[str], Sequence[str] | None], upto: int | None = None):
+    def texts(self, load: Callable[[str], Sequence[str] | None],
+              upto: int | None = None) -> tuple[list, list[bool]]:
         """(texts, known): per line 1..upto, the text the copy's version has there
         (None for a gap, a missing baseline, or a line past that version's end) and
         whether the agent holds it (False for hidden lines and gaps)."""
@@ -210,7 +211,7 @@ class AgentCopy:
         return [self.length, runs, shas, [list(p) for p in self.pending]]
 
     @classmethod
-    def from_json(cls, raw) -> "AgentCopy":
+    def from_json(cls, raw: object) -> AgentCopy:
         """Decode and validate; ValueError when the stored value does not fit."""
         if not isinstance(raw, list) or len(raw) != 4:
             raise ValueError("copy is not a 4-list")
@@ -242,7 +243,7 @@ class AgentCopy:
         return cls(length, tuple(out), tuple(pend))
 
 
-def _is_count(value) -> bool:
+def _is_count(value: object) -> bool:
     return type(value) is int and value >= 0
 
 

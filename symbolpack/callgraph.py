@@ -182,7 +182,7 @@ class CallGraph:
         """Symbols, call sites and imports of *path* in this snapshot (None when absent)."""
         if path in self._facts:
             return self._facts[path]
-        if is_sensitive(path):  # never read, never parsed, never cached
+        if is_sensitive(path, self.index.settings.sensitive):  # never read, never parsed, never cached
             self._facts[path] = FileFacts(path, language_for_path(path), sha256_hex(b""), b"") \
                 if self.snap.exists(path) else None
             return self._facts[path]
@@ -288,7 +288,8 @@ class CallGraph:
 
     def _parseable(self) -> list[str]:
         if self._pool is None:
-            self._pool = [p for p in self.snap.paths() if has_query(language_for_path(p)) and not is_sensitive(p)]
+            self._pool = [p for p in self.snap.paths() if has_query(language_for_path(p))
+                          and not is_sensitive(p, self.index.settings.sensitive)]
             self.snap.read_many(self._pool)
         return self._pool
 

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .callgraph import CallGraph, cat_blobs, run_git
+from .errors import GitError, NotFound
 from .index import looks_binary
 from .sources import is_sensitive
 from .symbols import SymbolSlice, split_lines
-from .workspace import SymbolpackError, find_repo_root
+from .workspace import find_repo_root
 
 CONTEXT_LINES = 3
 _NULL_SHA = "0" * 40
@@ -78,8 +79,8 @@ def is_utf8(data: bytes | None) -> bool:
 def git_root(ws) -> Path:
     root = find_repo_root(ws.root)
     if root is None:
-        raise SymbolpackError(f"not a git repository: {ws.root} (diff-context compares git revisions; "
-                              "run it inside a repository)")
+        raise GitError(f"not a git repository: {ws.root} (diff-context compares git revisions; "
+                       "run it inside a repository)")
     return root
 
 
@@ -88,7 +89,7 @@ def resolve_rev(root: Path, rev: str, what: str) -> str:
     sha = out.decode().strip()
     if not sha:
         hint = "" if has_commits(root) else " (the repository has no commits yet)"
-        raise SymbolpackError(f"unknown {what} revision {rev!r}{hint}")
+        raise NotFound(f"unknown {what} revision {rev!r}{hint}")
     return sha
 
 
@@ -111,8 +112,9 @@ def rename_line(c: FileChange) -> str | None:
     return None
 
 
-def changed_files(root: Path, base: str, head: str | None) -> list[FileChange]:
-    """Every path that differs between *base* and *head* (or the working tree, untracked included)."""
+def changed_files(root: Path, base: str, head: str | None, sensitive: tuple[str, ...] = ()) -> list[FileChange]:
+    """Every path that differs between *base* and *head* (or the working tree, untracked
+    included); files named by *sensitive* (`Settings.sensitive`) are never read."""
     args = ["diff", "--raw", "-z", "-M", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none", base]
     if head:
         args.append(head)
@@ -149,7 +151,7 @@ def changed_files(root: Path, base: str, head: str | None) -> list[FileChange]:
             if p and not p.endswith(b"/"):
                 changes.append(FileChange("A", None, p.decode("utf-8", "surrogateescape"), None, None,
                                           "000000", "100644", untracked=True))
-    _load_contents(root, changes, head)
+    _load_contents(root, changes, head, sensitive)
     return changes
 
 
@@ -236,10 +238,10 @@ def _consistent(hunks: Sequence[tuple], old_len: int, new_len: int) -> bool:
     return old_len - pi == new_len - pj
 
 
-def _load_contents(root: Path, changes: list[FileChange], head: str | None) -> None:
+def _load_contents(root: Path, changes: list[FileChange], head: str | None, sensitive: tuple[str, ...]) -> None:
     """Fill old/new bytes: old from git objects; new from git objects (*head*) or the working tree."""
     for c in changes:  # a sensitive file is never read: nothing of it can reach a pack or a cache
-        if any(p and is_sensitive(p) for p in (c.old_path, c.new_path)):
+        if any(p and is_sensitive(p, sensitive) for p in (c.old_path, c.new_path)):
             c.withheld = "sensitive"
             c.opcodes = list(c.git_hunks or [])  # for its line counts only
     wanted = [w for c in changes if not c.withheld
@@ -314,11 +316,12 @@ def analyze(graph: CallGraph, change: FileChange) -> None:
         return
     if change.new is None:
         return  # deleted: all of it goes to diffs
-    new_facts = graph.facts_for_path(change.new_path, change.new)
+    new_facts = graph.facts_for_path(change.path, change.new)  # new bytes: new_path is the path
     if not new_facts.parsed:
         return
     change.parsed = True
-    old_facts = graph.facts_for_bytes(change.old_path, change.old) if change.old is not None else None
+    old_facts = graph.facts_for_bytes(change.old_path, change.old) \
+        if change.old is not None and change.old_path is not None else None
     lang = new_facts.language or ""
     new_by_local = {local_id(s, new_facts.path, lang): s for s in new_facts.symbols}
     for _, i1, i2, j1, j2 in change.opcodes:

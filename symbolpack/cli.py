@@ -13,6 +13,10 @@ import sys
 
 from ._version import __version__
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .protocol import SessionStatus
+
 
 def Path(*parts):  # noqa: N802 - pathlib costs start-up time; hooks pay it per call
     from pathlib import Path as _Path
@@ -44,7 +48,7 @@ def cmd_structure(args) -> int:
 
     target = Path(args.path).resolve()
     if not target.exists():
-        raise _user_error(f"no such file or directory: {args.path}")
+        raise _user_error(f"no such file or directory: {args.path}", missing=True)
     root = _root_for(target)
     index = Index(root, use_cache=not args.no_cache)
     try:
@@ -65,7 +69,7 @@ def cmd_extract(args) -> int:
 
     path = Path(args.file)
     if not path.is_file():
-        raise _user_error(f"no such file: {args.file}")
+        raise _user_error(f"no such file: {args.file}", missing=True)
     index = Index(_root_for(path.resolve()), use_cache=not args.no_cache)
     try:
         fs = index.file(path)
@@ -109,18 +113,22 @@ def cmd_search(args) -> int:
 # --------------------------------------------------------------------------- reads and sessions
 
 def _workspace(path=None):
+    """The project of *path* (default: the working directory), with its settings
+    (the environment over its pyproject.toml)."""
     from .operations import Workspace
+    from .settings import load_settings
     from .workspace import project_root_dir
 
-    return Workspace(project_root_dir(path or os.getcwd()))
+    root = project_root_dir(path or os.getcwd())  # a str: no pathlib on the read path
+    return Workspace(root, load_settings(root))
 
 
-def _session_id(args) -> str | None:
+def _session_id(args, ws) -> str | None:
     """The session of this command (see session_id.py), or None: no session, so a
     read is a plain read that records nothing."""
     from .session_id import resolve_session_id
 
-    return resolve_session_id(getattr(args, "session_id", None))
+    return resolve_session_id(getattr(args, "session_id", None), ws.settings)
 
 
 NO_SESSION = "no session: pass --session-id or set SYMBOLPACK_SESSION_ID"
@@ -133,7 +141,7 @@ def cmd_read(args) -> int:
     path = args.path
     parent = os.path.dirname(os.path.join(os.getcwd(), path))  # no pathlib on the read path
     ws = _workspace(parent if os.path.exists(parent) else None)
-    session_id = _session_id(args)
+    session_id = _session_id(args, ws)
     if args.elide_min_lines < 1:
         raise _user_error("--elide-min-lines must be at least 1")
     policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
@@ -203,7 +211,7 @@ def _fast_read_args(argv: list[str]):
             path = token
     if path is None:
         return None
-    return SimpleNamespace(command="read", func=cmd_read, debug=False, path=path, **values)
+    return SimpleNamespace(command="read", func=cmd_read, debug=False, verbose=False, path=path, **values)
 
 
 def cmd_session(args) -> int:
@@ -231,7 +239,7 @@ def cmd_session(args) -> int:
             f"removed {result['sessions_removed']} expired sessions and {result['objects_removed']} "
             f"unreferenced baselines; kept {result['objects_kept']}")
         return 0
-    session_id = _session_id(args)
+    session_id = _session_id(args, ws)
     if session_id is None:
         print(f"{PROG}: error: {NO_SESSION}", file=sys.stderr)
         return EXIT_USAGE
@@ -254,7 +262,7 @@ def cmd_session(args) -> int:
     raise _user_error(f"unknown session action {action!r}")
 
 
-def _format_status(st: dict) -> str:
+def _format_status(st: SessionStatus) -> str:
     modes = ", ".join(f"{k} {v}" for k, v in sorted(st["reads_by_mode"].items())) or "none"
     saved = st["saved_tokens"]
     share = f" ({saved / st['full_tokens']:.0%})" if st["full_tokens"] else ""
@@ -269,10 +277,12 @@ def _format_status(st: dict) -> str:
 
 # --------------------------------------------------------------------------- parser
 
-def _user_error(message: str):
-    from .workspace import SymbolpackError
+def _user_error(message: str, missing: bool = False):
+    """The error to raise for a bad request (`UsageError`), or for a path that is not
+    there (*missing*: `NotFound`); `_run` prints either as one line."""
+    from .errors import NotFound, UsageError
 
-    return SymbolpackError(message)
+    return NotFound(message) if missing else UsageError(message)
 
 
 def build_parser(only: str | None = None):
@@ -289,6 +299,8 @@ def build_parser(only: str | None = None):
         epilog="Run 'tldrs COMMAND --help' for a command's options. Docs: README.md and ARCHITECTURE.md.",
     )
     parser.add_argument("--version", action="version", version=f"symbolpack {__version__}")
+    parser.add_argument("--verbose", action="store_true",
+                        help="log what symbolpack does on stderr (as SYMBOLPACK_LOG=debug)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -326,8 +338,8 @@ def build_parser(only: str | None = None):
                 p.add_argument(*flags, dest=dest, choices=kind, default=default, help=help_text)
             else:
                 p.add_argument(*flags, dest=dest, type=kind, default=default, metavar=metavar, help=help_text)
-        for flags, dest, help_text in _READ_FLAGS:
-            p.add_argument(*flags, dest=dest, action="store_true", help=help_text)
+        for switches, dest, help_text in _READ_FLAGS:
+            p.add_argument(*switches, dest=dest, action="store_true", help=help_text)
         p.set_defaults(func=cmd_read)
 
     if wanted("session"):
@@ -370,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     if args_in in (["--version"], ["-V"]):  # hooks and health checks: skip building the parser
         sys.stdout.write(f"symbolpack {__version__}\n")
         return 0
+    _configure_logging("--verbose" in args_in[:1])
     if args_in[:1] == ["hook"]:  # one process per agent tool call: no argparse on this path
         from .integrations.claude import run_as_process
 
@@ -410,10 +423,23 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+def _configure_logging(verbose: bool) -> None:
+    """Warnings (a corrupt session moved aside, an unusable state dir) as one
+    `symbolpack: warning: ...` line on stderr; debug notes with --verbose or
+    SYMBOLPACK_LOG=debug. Nothing is imported until a first record is logged."""
+    from .log import configure
+    from .settings import load_settings
+
+    configure("debug" if verbose else load_settings().log)
+
+
 def _run(args) -> int:
     """Run a parsed command; every failure becomes one line on stderr (and the
     protocol's error object with --format json)."""
-    debug = args.debug or os.environ.get("SYMBOLPACK_DEBUG") == "1"
+    from .settings import load_settings
+
+    settings = load_settings()  # the environment's; a project's pyproject.toml is read by its workspace
+    debug = args.debug or settings.debug
     try:
         return args.func(args)
     except KeyboardInterrupt:
@@ -422,7 +448,7 @@ def _run(args) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        from .workspace import SymbolpackError
+        from .errors import SymbolpackError
 
         if debug:
             raise

@@ -65,7 +65,11 @@ from .packing import HEADER_TOKENS, Pack, PackResult, PackSlice, allocate, cache
 from .related import RELEVANCE_ORDER, call_walk, data_of, is_test_path, lines_of, related_symbols, resolve_entry
 from .symbols import CLASS_LIKE, SymbolSlice
 from .tokens import count_tokens
-from .workspace import SymbolpackError
+from .errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .operations import Workspace
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_DEPTH", "FileChange", "PackResult", "PackSlice", "changed_files",
            "check_budget", "context_pack", "diff_context", "is_test_path", "render_diff"]
@@ -76,14 +80,14 @@ DEFAULT_DEPTH = 2
 
 def check_budget(budget: int) -> None:
     if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-        raise SymbolpackError(f"--budget must be a positive number of tokens (got {budget})")
+        raise UsageError(f"--budget must be a positive number of tokens (got {budget})")
 
 
-def _session_id(session_id: str | None, root: Path) -> str | None:
+def _session_id(ws, session_id: str | None) -> str | None:
     """The session (see session_id.py); None: no session, so no delta."""
     from .session_id import resolve_session_id
 
-    return resolve_session_id(session_id)
+    return resolve_session_id(session_id, ws.settings)
 
 
 def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
@@ -92,7 +96,7 @@ def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
 
 # --------------------------------------------------------------------------- diff-context
 
-def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
+def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
                  delta: bool = True, budget: int = DEFAULT_BUDGET, confirm: bool = True) -> PackResult:
     """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*.
     *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery).
@@ -111,8 +115,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
     unborn = base == "HEAD" and not has_commits(root)  # no commits yet: everything is added
     base_sha = empty_tree(root) if unborn else resolve_rev(root, base, "base")
     head_sha = resolve_rev(root, head, "head") if head else None
-    sid = _session_id(session_id, root) if delta else None
-    changes = changed_files(root, base_sha, head_sha)
+    sid = _session_id(ws, session_id) if delta else None
+    changes = changed_files(root, base_sha, head_sha, ws.settings.sensitive)
     snapshot: Snapshot = GitTreeSnapshot(root, head_sha) if head_sha else WorkTreeSnapshot(root)
     graph = _graph(ws, root, snapshot)
     try:
@@ -128,8 +132,8 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
                                "unchanged": [], "diffs": [], "cache_stats": cache_stats([]), "text": text})
         changed_ids: dict[str, SymbolSlice] = {}
         for c in changes:
-            if c.parsed:
-                facts = graph.facts_for_path(c.new_path, c.new)
+            if c.parsed and c.new is not None:  # parsed: its new side exists
+                facts = graph.facts_for_path(c.path, c.new)
                 for sid_ in list(c.new_owner.values()) + list(c.old_owner.values()):
                     changed_ids[sid_] = facts.by_id[sid_]
         changed = sorted(changed_ids.values(), key=lambda s: (s.path, s.lines[0]))
@@ -145,9 +149,9 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
         slices += [PackSlice(s, rel, lines(s.path), depth=d, code_ok=d == 1 and s.kind not in CLASS_LIKE)
                    for s, rel, d in related]  # a test found by its name only: a signature
         revs = [r if not r.startswith("-") and not (unborn and r == base) else sha
-                for r, sha in ((base, base_sha), (head, head_sha)) if r]
+                for r, sha in ((base, base_sha), (head, head_sha)) if r and sha]
         pack = DiffPack(order(slices), budget, graph, changes, set(changed_ids), revs, label)
-        gone = [c.old_path for c in changes if rename_line(c)]  # the old name's copy is not this file's
+        gone = [c.old_path for c in changes if rename_line(c) and c.old_path]  # the old name's copy is not this file's
         final, commit = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path), drop=gone)
         if confirm and commit is not None:
             commit()
@@ -165,15 +169,16 @@ def diff_context(ws, base: str = "HEAD", head: str | None = None, session_id: st
 class EntryPack(Pack):
     """One `context` pack: the entry with code first, then its depth-1 neighbours' code."""
 
-    def __init__(self, slices: list[PackSlice], budget: int, start: SymbolSlice, depth: int, extra: str):
+    def __init__(self, slices: list[PackSlice], budget: int, start: SymbolSlice):
         super().__init__(slices, budget)
-        self.start, self.depth, self.extra = start, depth, extra
+        self.start = start
 
     def footer(self) -> str:
+        # lean on purpose: the slices carry paths and lines; the JSON keeps the
+        # unresolved calls and the budget for whoever wants them
         stubs = sum(1 for s in self.work if s.mode == "unchanged")
-        said = " (code as given earlier in this session)" if stubs else ""
-        return (f"== context of {self.start.id}: depth {self.depth}, {len(self.work)} symbols, {stubs} [UNCHANGED]{said}; "
-                f"budget {self.budget}{self.extra} ==")
+        held = f", {stubs} [UNCHANGED]" if stubs else ""
+        return f"== context of {self.start.qualname or self.start.name}: {len(self.work)} symbols{held} =="
 
     def degrade(self) -> bool:  # the entry's code does not fit: its signature and how to read it
         code = [s for s in self.work if s.relevance == "entry" and s.mode == "code"]
@@ -189,15 +194,15 @@ class EntryPack(Pack):
         return work
 
 
-def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
+def context_pack(ws: Workspace, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
                  session_id: str | None = None, delta: bool = True, confirm: bool = True) -> PackResult:
     """The entry symbol with code, its callees (and callers) breadth-first to *depth*, under *budget*.
     *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery)."""
     check_budget(budget)
     if depth < 0:
-        raise SymbolpackError(f"--depth must be 0 or more (got {depth})")
+        raise UsageError(f"--depth must be 0 or more (got {depth})")
     root = ws.root
-    sid = _session_id(session_id, root) if delta else None
+    sid = _session_id(ws, session_id) if delta else None
     graph = _graph(ws, root, WorkTreeSnapshot(root))
     try:
         start = resolve_entry(ws, graph, entry)
@@ -205,9 +210,7 @@ def context_pack(ws, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAU
         slices = [PackSlice(s, rel, lines_of(graph, s.path), depth=dd,
                             code_ok=rel == "entry" or s.kind not in CLASS_LIKE) for s, rel, dd in found.values()]
         slices = sorted(slices, key=lambda s: (s.depth, RELEVANCE_ORDER[s.relevance], s.sym.path, s.sym.lines[0]))
-        shown_unresolved = sorted({f"{(u['receiver'] + '.') if u['receiver'] else ''}{u['name']}" for u in unresolved})
-        extra = f"; unresolved calls: {', '.join(shown_unresolved[:20])}" if shown_unresolved else ""
-        pack = EntryPack(slices, budget, start, depth, extra)
+        pack = EntryPack(slices, budget, start)
         final, commit = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path))
         if confirm and commit is not None:
             commit()

@@ -32,28 +32,30 @@ def _emit(result, fmt: str, with_text: bool = False) -> int:
 
 def _workspace():
     from .operations import Workspace
+    from .settings import load_settings
     from .workspace import project_root
 
-    return Workspace(project_root(Path.cwd()))
+    root = project_root(Path.cwd())
+    return Workspace(root, load_settings(root))
 
 
-def _session(args) -> tuple[str | None, bool]:
+def _session(args, ws) -> tuple[str | None, bool]:
     """(session id, delta): with no session (see session_id.py) a pack is sent whole
     and nothing is recorded, as with --no-delta."""
     if args.no_delta:
         return None, False
     from .session_id import resolve_session_id
 
-    session_id = resolve_session_id(args.session_id)
+    session_id = resolve_session_id(args.session_id, ws.settings)
     return session_id, session_id is not None
 
 
 def cmd_context(args) -> int:
     from .context import context_pack
 
-    session_id, delta = _session(args)
     ws = _workspace()
     try:
+        session_id, delta = _session(args, ws)
         result = context_pack(ws, args.entry, depth=args.depth, budget=args.budget, callers=args.callers,
                               session_id=session_id, delta=delta, confirm=False)
         return _emit(result, args.format, args.with_text)
@@ -64,9 +66,9 @@ def cmd_context(args) -> int:
 def cmd_diff_context(args) -> int:
     from .context import diff_context
 
-    session_id, delta = _session(args)
     ws = _workspace()
     try:
+        session_id, delta = _session(args, ws)
         result = diff_context(ws, base=args.base, head=args.head, session_id=session_id,
                               delta=delta, budget=args.budget, confirm=False)
         return _emit(result, args.format, args.with_text)

@@ -14,7 +14,7 @@ it), then several files share one line. Files symbolpack must never show
 from __future__ import annotations
 
 import shlex
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
 from .callgraph import CallGraph
 from .changes import FileChange, local_id, rename_line, render_diff
@@ -173,9 +173,9 @@ class DiffPack(Pack):
             return True
         single = [d for d in pack_diffs if d["path"] not in grouped]
         if single:  # sensitive and non-UTF-8 files keep their own line longest
-            victim = max(single, key=lambda d: (not by_path[d["path"]].withheld,
+            entry = max(single, key=lambda d: (not by_path[d["path"]].withheld,
                                                 len(d["summary"] or d["diff"] or ""), d["path"]))
-            grouped.append(victim["path"])
+            grouped.append(entry["path"])
             return True
         if not self.compact:
             self.compact = True  # the short footer
@@ -292,7 +292,8 @@ def change_positions(changes: Sequence[FileChange]) -> dict[str, set[int]]:
 
 
 def diff_entries(changes: Sequence[FileChange], visible: set[str], summary_of: Callable[[FileChange], str],
-           summarized: set[str] = frozenset(), grouped: set[str] = frozenset(), group_line: str = "") -> list[dict]:
+           summarized: Collection[str] = frozenset(), grouped: Collection[str] = frozenset(),
+           group_line: str = "") -> list[dict]:
     """The `diffs` entries: for each file, the changed lines no slice in *visible* shows, as
     a unified diff, or as a summary line when the file is withheld or *summarized*."""
     out = []
@@ -305,8 +306,7 @@ def diff_entries(changes: Sequence[FileChange], visible: set[str], summary_of: C
                 out.append({"path": c.path, "diff": rename_line(c)})
             continue
         if c.parsed:
-            diff = render_diff(c, lambda n, c=c: c.new_owner.get(n) in visible,
-                               lambda o, c=c: c.old_owner.get(o) in visible)
+            diff = render_diff(c, _owned_by(c.new_owner, visible), _owned_by(c.old_owner, visible))
         else:
             diff = render_diff(c)
         renamed = rename_line(c) if c.note is None else None  # a note says the rename itself
@@ -315,6 +315,11 @@ def diff_entries(changes: Sequence[FileChange], visible: set[str], summary_of: C
         if diff is not None:
             out.append({"path": c.path, "diff": diff})
     return out
+
+
+def _owned_by(owners: dict[int, str], visible: set[str]) -> Callable[[int], bool]:
+    """Is line n owned by a symbol a slice shows?"""
+    return lambda n: owners.get(n) in visible
 
 
 def _hidden(c: FileChange, visible: set[str]) -> bool:

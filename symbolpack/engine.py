@@ -42,36 +42,49 @@ import time
 
 from .operations import Workspace
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Callable, TypeVar
+
+    from .callgraph import CallGraph
+    from .index import DiskCache, FileSymbols, Index
+    from .settings import Settings
+    from .snapshot import Snapshot
+    from .symbols import SymbolSlice
+
+    _T = TypeVar("_T")
+
 RACY_SECONDS = 2.0
 
 
 class EngineWorkspace(Workspace):
     """A `Workspace` whose call graph and symbol list come warm from its engine."""
 
-    def __init__(self, engine: "Engine", root=None):
-        super().__init__(root)
+    def __init__(self, engine: Engine, root: str | None = None, settings: Settings | None = None):
+        super().__init__(root, settings)
         self.engine = engine
 
     @property
-    def index(self):
+    def index(self) -> Index:
         if self._index is None:
             from .index import Index
 
-            self._index = Index(self.root, jobs=1)  # no fork from a threaded server
+            self._index = Index(self.root, jobs=1, settings=self.settings)  # no fork from a threaded server
         return self._index
 
-    def call_graph(self, root, snapshot):
+    def call_graph(self, root: Path, snapshot: Snapshot) -> CallGraph:
         from .snapshot import WorkTreeSnapshot
 
         if type(snapshot) is WorkTreeSnapshot and os.path.realpath(root) == self.root_dir:
             return self.engine.graph()
         return super().call_graph(root, snapshot)
 
-    def release_graph(self, graph) -> None:
+    def release_graph(self, graph: CallGraph) -> None:
         if graph is not self.engine._graph:
             super().release_graph(graph)
 
-    def all_symbols(self, root):
+    def all_symbols(self, root: Path) -> list[SymbolSlice]:
         if os.path.realpath(root) == self.root_dir:
             return self.engine.symbols()
         return super().all_symbols(root)
@@ -80,26 +93,27 @@ class EngineWorkspace(Workspace):
 class Engine:
     """One project, kept warm. Use `run(fn)`: it takes the lock and calls fn(workspace)."""
 
-    def __init__(self, root=None):
-        self.ws = EngineWorkspace(self, root)
+    def __init__(self, root: str | None = None, settings: Settings | None = None):
+        self.ws = EngineWorkspace(self, root, settings)
         self.root = self.ws.root_dir
         self.lock = threading.Lock()
         self.walks = 0  # how many times the tree was walked (tests, benchmarks)
         self.rebuilds = 0  # how many times the call graph was rebuilt
-        self._paths: list[str] | None = None
-        self._ident: dict[str, tuple] = {}
+        self._paths: list[str] = []
+        self._listed = False  # walked at least once
+        self._ident: dict[str, tuple[object, ...]] = {}
         self._racy: set[str] = set()
-        self._token: tuple | None = None
+        self._token: tuple[object, ...] | None = None
         self._blobs: dict[str, str] = {}
-        self._symbols: dict[str, object] = {}
-        self._graph = None
-        self._graph_cache = None
+        self._symbols: dict[str, FileSymbols | None] = {}
+        self._graph: CallGraph | None = None
+        self._graph_cache: DiskCache | None = None
         self._fresh = False  # refreshed during the current call
         self._gitdir: str | None = None
         self._stopping = False
 
     # -- the front door
-    def run(self, fn):
+    def run(self, fn: Callable[[EngineWorkspace], _T]) -> _T:
         """fn(workspace) under the engine's lock; the tree is looked at (once) when
         fn first needs the graph or the symbols."""
         with self.lock:
@@ -116,18 +130,19 @@ class Engine:
             self.ws.close()
 
     # -- what callers ask for
-    def graph(self):
+    def graph(self) -> CallGraph:
         """The call graph of the working tree as it is now."""
         self.refresh()
         if self._graph is None:
             self._graph = self._new_graph(None, set())
         return self._graph
 
-    def symbols(self) -> list:
+    def symbols(self) -> list[SymbolSlice]:
         """Every symbol of the working tree, in walk order (as `index.files(walk(...))`)."""
         self.refresh()
         self._index_symbols([p for p in self._paths if p not in self._symbols])
-        return [s for p in self._paths if self._symbols.get(p) is not None for s in self._symbols[p].symbols]
+        found = (self._symbols.get(p) for p in self._paths)
+        return [s for fs in found if fs is not None for s in fs.symbols]
 
     def _index_symbols(self, paths: list[str]) -> None:
         if not paths:
@@ -174,15 +189,16 @@ class Engine:
         if self._fresh:
             return set()
         self._fresh = True
-        if self._paths is None or self._tree_token(self._paths) != self._token:
+        if not self._listed or self._tree_token(self._paths) != self._token:
             start = time.time()
             paths = self._walk()
+            self._listed = True
             self._blobs = self._blob_ids()
             self._token = self._tree_token(paths, settled_before=start)
         else:
             paths = self._paths
         now = time.time()
-        ident: dict[str, tuple] = {}
+        ident: dict[str, tuple[object, ...]] = {}
         racy: set[str] = set()
         for p in paths:
             try:
@@ -204,7 +220,7 @@ class Engine:
                 self._graph = self._new_graph(self._graph, changed)
         return changed
 
-    def _new_graph(self, old, changed: set[str]):
+    def _new_graph(self, old: CallGraph | None, changed: set[str]) -> CallGraph:
         from .callgraph import CallGraph
         from .facts import graph_cache
         from .snapshot import WorkTreeSnapshot
@@ -212,7 +228,7 @@ class Engine:
 
         snapshot = WorkTreeSnapshot(self.ws.root, self._paths)
         if self._graph_cache is None:
-            self._graph_cache = graph_cache(state_dir(self.ws.root) / "graph")
+            self._graph_cache = graph_cache(state_dir(self.ws.root, settings=self.ws.settings) / "graph")
         graph = CallGraph(self.ws.index, snapshot, self._graph_cache)
         if old is not None:
             keep = set(self._paths) - changed
@@ -251,7 +267,7 @@ class Engine:
                                  capture_output=True, check=True).stdout
         except (OSError, subprocess.CalledProcessError):
             return {}
-        blobs = {}
+        blobs: dict[str, str] = {}
         for entry in out.split(b"\0"):
             meta, _, path = entry.partition(b"\t")
             parts = meta.split()
@@ -259,7 +275,7 @@ class Engine:
                 blobs[path.decode("utf-8", "surrogateescape")] = parts[1].decode()
         return blobs
 
-    def _tree_token(self, paths: list[str], settled_before: float | None = None) -> tuple:
+    def _tree_token(self, paths: list[str], settled_before: float | None = None) -> tuple[object, ...]:
         """Stat data of everything that decides the file list of *paths*. Taken
         right after a walk (*settled_before*: when it started), an entry modified
         since shortly before the walk cannot vouch for the listing: it is left
@@ -274,7 +290,7 @@ class Engine:
             if p.endswith((".gitignore", ".symbolpackignore")):
                 watched.append(os.path.join(self.root, p))
         watched += [os.path.join(self.root, d) for d in sorted(dirs)]
-        out = []
+        out: list[object] = []
         for path in watched:
             try:
                 st = os.stat(path)

@@ -223,7 +223,7 @@ def file_facts(index, cache, stats, path: str, data: bytes) -> FileFacts:
     sensitive file (by name) or one that is not UTF-8 text gets none: nothing of it
     is parsed or cached, so no slice can show it. *stats* counts parses and hits."""
     lang = language_for_path(path)
-    if is_sensitive(path):
+    if is_sensitive(path, index.settings.sensitive):
         return FileFacts(path, lang, sha256_hex(b""), b"")
     sha = sha256_hex(data)
     if not has_query(lang) or looks_binary(data) or len(data) > MAX_GRAPH_BYTES or not _is_utf8(data):

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 from typing import Sequence
 
-from .workspace import SymbolpackError
+from .errors import GitError
 
 
 def run_git(root: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
@@ -14,10 +14,10 @@ def run_git(root: Path, *args: str, stdin: bytes | None = None, check: bool = Tr
     try:
         proc = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True)
     except OSError as exc:
-        raise SymbolpackError(f"cannot run git: {exc.strerror or exc}") from None
+        raise GitError(f"cannot run git: {exc.strerror or exc}") from None
     if check and proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SymbolpackError(f"git {args[0]} failed: {message[0] if message else 'exit ' + str(proc.returncode)}")
+        raise GitError(f"git {args[0]} failed: {message[0] if message else 'exit ' + str(proc.returncode)}")
     return proc.stdout
 
 

@@ -19,12 +19,15 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
+from .errors import NotFound
 from .languages import has_query, language_for_path, query_version
+from .protocol import FileSymbolsJSON
+from .settings import Settings, load_settings
 from .sources import is_sensitive
 from .symbols import Reference, SymbolRecord, SymbolSlice, bind, parse_bytes
-from .workspace import StateUnavailable, SymbolpackError, display_path, find_repo_root, sha256_hex, state_dir
+from .workspace import StateUnavailable, display_path, find_repo_root, sha256_hex, state_dir
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
 _POOL_MIN_FILES = 24
@@ -46,7 +49,7 @@ class FileSymbols:
     def parsed(self) -> bool:
         return self.language is not None and has_query(self.language) and self.parse_error is None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> FileSymbolsJSON:
         return {"path": self.path, "language": self.language,
                 "symbols": [s.to_json() for s in self.symbols]}
 
@@ -69,7 +72,7 @@ def walk(path: Path, root: Path) -> WalkResult:
     if path.is_file():
         return WalkResult([path])
     if not path.is_dir():
-        raise SymbolpackError(f"no such file or directory: {path}")
+        raise NotFound(f"no such file or directory: {path}")
     git_root = find_repo_root(path)
     candidates = _git_files(path, git_root) if git_root is not None else None
     if candidates is None:
@@ -115,7 +118,7 @@ def _git_files(path: Path, git_root: Path) -> list[Path] | None:
 
 def _plain_walk(top: Path) -> Iterable[Path]:
     """os.walk with `.gitignore` files honoured per directory, `.git`-like dirs skipped."""
-    specs: list[tuple[Path, object]] = []
+    specs: list[tuple[Path, Any]] = []  # (directory, its pathspec.PathSpec)
     for dirpath, dirnames, filenames in os.walk(top):
         here = Path(dirpath)
         spec = _load_ignore(here / ".gitignore")
@@ -152,7 +155,7 @@ def _load_ignore(path: Path):
 
 # --------------------------------------------------------------------------- parse
 
-def _parse_job(job: tuple[str, bytes]) -> tuple:
+def _parse_job(job: tuple[str | None, bytes]) -> tuple:
     """Pool worker: parse and return the packed (plain-tuple) form, which pickles
     an order of magnitude faster than dataclasses on the way back."""
     lang, data = job
@@ -250,20 +253,22 @@ def _pack(records, refs, error) -> tuple:
 
 def _bind_packed(rel: str, lang: str, value: tuple) -> tuple[tuple[SymbolSlice, ...], tuple[Reference, ...], str | None]:
     recs, refs, error = value
-    records = (SymbolRecord(*r[:6], tuple(r[6]), tuple(r[7]) if r[7] else None, r[8]) for r in recs)
+    records = (SymbolRecord._make((*r[:6], tuple(r[6]), tuple(r[7]) if r[7] else None, r[8])) for r in recs)
     return tuple(bind(rel, lang, records)), tuple(Reference(*x) for x in refs), error
 
 
 class Index:
     """Symbols of the files under one project root, served through the parse cache."""
 
-    def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None):
+    def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None,
+                 settings: Settings | None = None):
         self.root = root.resolve()
+        self.settings = settings if settings is not None else load_settings(self.root)
         self.jobs = jobs if jobs is not None else (os.cpu_count() or 1)
         self.cache = None
         if use_cache:
             try:
-                self.cache = DiskCache(state_dir(self.root) / "cache")
+                self.cache = DiskCache(state_dir(self.root, settings=self.settings) / "cache")
             except StateUnavailable:  # no state directory: parse without a cache
                 pass
 
@@ -280,16 +285,16 @@ class Index:
 
     def file(self, path: Path) -> FileSymbols:
         path = path.resolve()
-        if is_sensitive(path):
+        if is_sensitive(path, self.settings.sensitive):
             return self.symbols_for_bytes(self.rel(path), b"")
         data = path.read_bytes()
         return self.symbols_for_bytes(self.rel(path), data)
 
     def files(self, paths: Sequence[Path]) -> list[FileSymbols]:
-        items = []
+        items: list[tuple[str, str | None, bytes]] = []
         for path in paths:
             rel = self.rel(path)
-            if is_sensitive(rel):  # listed, never read (see _bind_all)
+            if is_sensitive(rel, self.settings.sensitive):  # listed, never read (see _bind_all)
                 items.append((rel, None, b""))
                 continue
             try:
@@ -306,7 +311,8 @@ class Index:
     def _bind_all(self, items: list[tuple[str, str | None, bytes]]) -> list[FileSymbols]:
         # a sensitive file (by name, `sources.is_sensitive`) is never parsed nor cached:
         # no symbol, signature or digest of its content may reach the state directory
-        items = [(rel, None, b"") if is_sensitive(rel) else (rel, lang, data) for rel, lang, data in items]
+        sensitive = self.settings.sensitive
+        items = [(rel, None, b"") if is_sensitive(rel, sensitive) else (rel, lang, data) for rel, lang, data in items]
         digests = [sha256_hex(data) for _, _, data in items]
         keys = {i: _cache_key(lang, digests[i]) for i, (_, lang, _) in enumerate(items) if has_query(lang)}
         packed: dict[int, tuple] = {}
@@ -331,7 +337,7 @@ class Index:
                 out.append(FileSymbols(rel, lang, digests[i]))
         return out
 
-    def _parse_many(self, jobs: list[tuple[str, bytes]]) -> list[tuple]:
+    def _parse_many(self, jobs: list[tuple[str | None, bytes]]) -> list[tuple]:
         total = sum(len(d) for _, d in jobs)
         if self.jobs > 1 and len(jobs) >= _POOL_MIN_FILES and total >= _POOL_MIN_BYTES:
             import multiprocessing

@@ -14,6 +14,14 @@ from __future__ import annotations
 import functools
 from pathlib import Path, PurePath
 
+from .errors import NotFound
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    from tree_sitter import Language, Parser, Query
+
 # Bump when the meaning of cached symbol records changes (span rules, fields).
 ENGINE_VERSION = "3"
 
@@ -117,12 +125,12 @@ def query_version(lang: str) -> str:
     return h.hexdigest()[:16]
 
 
-def has_query(lang: str | None) -> bool:
+def has_query(lang: str | None) -> TypeGuard[str]:
     return bool(lang) and query_source(lang) is not None
 
 
 @functools.lru_cache(maxsize=None)
-def tree_sitter_language(lang: str):
+def tree_sitter_language(lang: str) -> Language:
     """The tree-sitter Language for *lang*.
 
     `tree_sitter_language_pack`'s package import costs ~20 ms per process (it
@@ -141,7 +149,7 @@ def tree_sitter_language(lang: str):
         return get_language(lang)  # type: ignore[arg-type]
 
 
-def _bundled_binding(lang: str):
+def _bundled_binding(lang: str) -> object:
     import importlib.machinery
     import importlib.util
     import os
@@ -152,28 +160,31 @@ def _bundled_binding(lang: str):
     if module is None:
         spec = importlib.util.find_spec("tree_sitter_language_pack")
         if spec is None or spec.origin is None:
-            raise LookupError("tree_sitter_language_pack is not installed")
+            raise NotFound("tree_sitter_language_pack is not installed")
         base = os.path.join(os.path.dirname(spec.origin), "bindings")
         path = next((os.path.join(base, lang + suffix) for suffix in importlib.machinery.EXTENSION_SUFFIXES
                      if os.path.exists(os.path.join(base, lang + suffix))), None)
         if path is None:
-            raise LookupError(f"no bundled grammar for {lang!r}")
+            raise NotFound(f"no bundled grammar for {lang!r}")
         loader = importlib.machinery.ExtensionFileLoader(name, path)
-        module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path, loader=loader))
+        spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+        if spec is None:
+            raise NotFound(f"cannot load the grammar of {lang!r} from {path}")
+        module = importlib.util.module_from_spec(spec)
         loader.exec_module(module)
         sys.modules[name] = module
     return module.language()
 
 
 @functools.lru_cache(maxsize=None)
-def parser_and_query(lang: str, references: bool = True):
-    """(Parser, Query) for *lang*; raises LookupError when it cannot be parsed.
+def parser_and_query(lang: str, references: bool = True) -> tuple[Parser, Query]:
+    """(Parser, Query) for *lang*; raises NotFound (a LookupError) when it cannot be parsed.
 
     Without *references* the `@reference.*` patterns are disabled: a read needs only
     definitions, and references are most of the matches in a typical file."""
     source = query_source(lang)
     if source is None:
-        raise LookupError(f"no symbol query for language {lang!r}")
+        raise NotFound(f"no symbol query for language {lang!r}")
     from tree_sitter import Parser, Query
 
     language = tree_sitter_language(lang)

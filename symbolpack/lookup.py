@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .symbols import SymbolSlice
-from .workspace import SymbolpackError
+from .errors import NotFound, UsageError
 
 GOOD_SCORE = 80.0
 ACCEPT_SCORE = 88.0
@@ -63,7 +63,8 @@ def rank(query: str, symbols: Sequence[SymbolSlice], limit: int = 10) -> list[Ma
 
 
 def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the repository") -> SymbolSlice:
-    """The one symbol *query* names; SymbolpackError with suggestions otherwise.
+    """The one symbol *query* names; `NotFound` with suggestions (or `UsageError` when
+    ambiguous) otherwise.
     A name shared only by the overloads of one function (`@overload` stubs, then
     the implementation: `f`, `f#2`, ... in one file) names the implementation."""
     impl = _overload_impl(query, symbols)
@@ -74,12 +75,12 @@ def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the reposi
         return exact[0]
     if len(exact) > 1:
         listing = ", ".join(s.id for s in exact[:6])
-        raise SymbolpackError(f"{query!r} is ambiguous in {where}: {listing}; pass one of these ids")
+        raise UsageError(f"{query!r} is ambiguous in {where}: {listing}; pass one of these ids")
     ranked = rank(query, symbols, limit=5)
     if ranked and _close_typo(query, ranked[0].symbol) and (
             len(ranked) == 1 or ranked[0].score - ranked[1].score >= 5):
         return ranked[0].symbol
-    raise SymbolpackError(no_match_message(query, ranked, where))
+    raise NotFound(no_match_message(query, ranked, where), [m.symbol.qualname for m in ranked[:5]])
 
 
 def _overload_impl(name: str, symbols: Sequence[SymbolSlice]) -> SymbolSlice | None:

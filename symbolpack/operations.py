@@ -12,7 +12,6 @@ import os
 
 from .read import (
     Current,
-    ReadError,
     ReadPolicy,
     ReadRequest,
     decide,
@@ -21,11 +20,22 @@ from .read import (
 from .agentcopy import AgentCopy
 from .sources import Source, load_source, split_text_lines
 from .tokens import count_tokens
-from .workspace import SymbolpackError, project_root_dir
+from .errors import NotFound, SymbolpackError, UsageError
+from .workspace import project_root_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Callable, Iterable, Sequence
+
+    from .callgraph import CallGraph
+    from .snapshot import Snapshot
+    from .index import Index
+    from .protocol import SessionStatus
+    from .read import ReadOutcome
+    from .settings import Settings
+    from .store import Session, Store
+    from .symbols import SymbolSlice
 
 
 class ReadResult:
@@ -34,7 +44,8 @@ class ReadResult:
 
     __slots__ = ("response", "exit_code", "_commit", "fallback")
 
-    def __init__(self, response: dict, exit_code: int = 0, commit=None, fallback: str | None = None):
+    def __init__(self, response: dict, exit_code: int = 0, commit: Callable[[], None] | None = None,
+                 fallback: str | None = None) -> None:
         self.response = response
         self.exit_code = exit_code
         self._commit = commit
@@ -48,15 +59,20 @@ class ReadResult:
 
 
 class Workspace:
-    """One project: its root, its parse index and its session store (opened lazily).
-    `root_dir` is the root as a str; `root`, the same as a Path, is built on first
-    use (a read never needs pathlib, ~4 ms per process)."""
+    """One project: its root, its settings, its parse index and its session store
+    (opened lazily). Without *settings*, the environment and the project's
+    pyproject.toml decide (`settings.load_settings`). `root_dir` is the root as a
+    str; `root`, the same as a Path, is built on first use (a read never needs
+    pathlib: ~4 ms per process)."""
 
-    def __init__(self, root: str | os.PathLike | None = None):
+    def __init__(self, root: str | os.PathLike[str] | None = None, settings: Settings | None = None):
+        from .settings import load_settings
+
         self.root_dir = os.path.realpath(root) if root else project_root_dir()
-        self._root = None
-        self._index = None
-        self._store = None
+        self._root: Path | None = None
+        self.settings = settings if settings is not None else load_settings(self.root_dir)
+        self._index: Index | None = None
+        self._store: Store | None = None
 
     @property
     def root(self) -> Path:
@@ -67,31 +83,30 @@ class Workspace:
         return self._root
 
     @property
-    def index(self):
+    def index(self) -> Index:
         if self._index is None:
             from .index import Index
 
-            self._index = Index(self.root)
+            self._index = Index(self.root, settings=self.settings)
         return self._index
 
     @property
-    def store(self):
+    def store(self) -> Store:
         if self._store is None:
             from .store import Store
 
-            self._store = Store(self.root_dir)
+            self._store = Store(self.root_dir, settings=self.settings)
         return self._store
 
-    def store_or_none(self):
+    def store_or_none(self) -> Store | None:
         """The store, or None when the state dir cannot be used (unwritable, a file in
         the way): reads then answer plainly and record nothing."""
         try:
             return self.store
         except OSError as exc:
-            import sys
+            from .log import warning
 
-            print(f"symbolpack: warning: no usable state dir ({exc.strerror or exc}); answering with plain reads",
-                  file=sys.stderr)
+            warning(f"no usable state dir ({exc.strerror or exc}); answering with plain reads")
             return None
 
     def maybe_gc(self) -> None:
@@ -104,7 +119,7 @@ class Workspace:
             self._index.close()
 
     # -- what context packs build on; the resident engine (engine.py) keeps them warm
-    def call_graph(self, root, snapshot):
+    def call_graph(self, root: Path, snapshot: Snapshot) -> CallGraph:
         """A call graph of *snapshot* (a tree under *root*); give it back with
         `release_graph` when the pack is done."""
         from .callgraph import CallGraph
@@ -112,20 +127,20 @@ class Workspace:
         from .index import Index
         from .workspace import state_dir
 
-        index = self.index if self.index.root == root.resolve() else Index(root)
-        return CallGraph(index, snapshot, graph_cache(state_dir(root) / "graph"))
+        index = self.index if self.index.root == root.resolve() else Index(root, settings=self.settings)
+        return CallGraph(index, snapshot, graph_cache(state_dir(root, settings=self.settings) / "graph"))
 
-    def release_graph(self, graph) -> None:
+    def release_graph(self, graph: CallGraph) -> None:
         if graph.cache:
             graph.cache.close()
 
-    def all_symbols(self, root) -> list:
+    def all_symbols(self, root: Path) -> list[SymbolSlice]:
         """Every symbol of the files under *root*, in walk order."""
         from .index import walk
 
         return [s for f in self.index.files(walk(root, root).files) for s in f.symbols]
 
-    def symbols_of(self, rel: str, data: bytes):
+    def symbols_of(self, rel: str, data: bytes) -> list[SymbolSlice] | None:
         """Symbols of *data* as file *rel*, or None when no parser handles it (or the
         parse failed). One file parses faster than the parse cache opens (diskcache
         and sqlite cost tens of milliseconds per process), so reads bypass it."""
@@ -147,7 +162,7 @@ def _passthrough(source: Source) -> dict:
 
 def read_file(
     ws: Workspace,
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     session_id: str | None,
     offset: int | None = None,
     limit: int | None = None,
@@ -168,7 +183,7 @@ def read_file(
     if not os.path.isabs(target):
         target = os.path.join(os.getcwd(), target)
     try:
-        source = load_source(target, ws.root_dir)
+        source = load_source(target, ws.root_dir, ws.settings.sensitive)
     except SymbolpackError:
         if session_id is not None and record and not os.path.lexists(target):
             _forget_deleted(ws, target, session_id)
@@ -184,15 +199,15 @@ def read_file(
 
         syms = current.symbols
         if not syms:
-            raise SymbolpackError(f"no symbols in {source.rel} (no parser handles it); use --offset/--limit")
+            raise UsageError(f"no symbols in {source.rel} (no parser handles it); use --offset/--limit")
         target_symbol = resolve(symbol, syms, where=source.rel)
     request = ReadRequest(source.rel, offset, limit, target_symbol, force_full)
 
     store = ws.store_or_none() if record and session_id is not None else None
-    if store is None:
+    if store is None or session_id is None:
         return ReadResult(_decide(request, current, AgentCopy(0), lambda sha: None, policy, plain=True).response)
 
-    def load(sha: str):
+    def load(sha: str) -> list[str] | None:
         if sha == source.sha256:
             return lines
         data = store.get_object(sha)
@@ -201,7 +216,9 @@ def read_file(
     with store.session(session_id) as session:
         copy = session.copy(source.rel)
         current.know_full_tokens(session.full_tokens(source.rel, source.sha256))
-
+        told = tuple(mode for mode in ("skeleton", "delta") if session.shown(mode))
+        if told:
+            request = request._replace(told=told)
         def parse(old_lines):
             return ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
 
@@ -223,34 +240,40 @@ def read_file(
             session.record_drill_in({"path": source.rel, **item})
     result = ReadResult(response, commit=(lambda: store.commit(intent)) if intent else None,
                         fallback=outcome.fallback)
+    if outcome.fallback:
+        from .log import debug
+
+        debug(f"{source.rel}: a plain read answered ({outcome.fallback})")
     if confirm:
         result.commit()
     return result
 
 
-def _decide(request, current, copy, load, policy, plain: bool, parse=None):
-    try:
-        return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
-    except ReadError as exc:
-        raise SymbolpackError(str(exc)) from None
+def _decide(request: ReadRequest, current: Current, copy: AgentCopy, load: Callable[[str], list[str] | None],
+            policy: ReadPolicy, plain: bool,
+            parse: Callable[[Sequence[str]], Sequence[SymbolSlice] | None] | None = None
+            ) -> ReadOutcome:
+    return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
 
 
-def record_pack_display(store, session, rel: str, data: bytes, sha: str, spans, intent: str | None,
-                        confirmed=(), headers=()) -> None:
+def record_pack_display(store: Store, session: Session, rel: str, data: bytes, sha: str,
+                        spans: Iterable[tuple[int, int]], intent: str | None,
+                        confirmed: Iterable[tuple[int, int]] = (), headers: Iterable[tuple[int, int]] = ()) -> None:
     """What a context pack showed of *rel* (version *sha*, bytes *data*) goes into the
     agent's copy like any other answer: *spans* of verbatim numbered code are
     written, pending on *intent* until the pack is delivered; *confirmed* spans
-    ([UNCHANGED] stubs) were already held and are re-stamped; *headers* (signatures
-    shown without line numbers) void the lines where the copy held other text."""
+    ([UNCHANGED] stubs) were already held and are re-stamped; *headers* (the lines
+    of signatures shown without line numbers) void the lines where the copy held
+    other text."""
     from .sources import is_sensitive
 
-    if is_sensitive(rel):
+    if is_sensitive(rel, store.settings.sensitive):
         return
     copy = session.copy(rel)
     if headers:
         lines = split_text_lines(data.decode("utf-8", "surrogateescape"))
 
-        def load(version: str):
+        def load(version: str) -> list[str] | None:
             if version == sha:
                 return lines
             raw = store.get_object(version)
@@ -279,22 +302,20 @@ def _forget_deleted(ws: Workspace, target: str, session_id: str) -> None:
     with store.session(session_id) as session:
         had_copy = session.drop_file(rel)
     if had_copy:
-        raise SymbolpackError(f"{rel} was deleted since your last read; your copy of it is dropped")
+        raise NotFound(f"{rel} was deleted since your last read; your copy of it is dropped")
 
 
-def refresh(ws: Workspace, path: str | os.PathLike, session_id: str, offset: int | None = None,
+def refresh(ws: Workspace, path: str | os.PathLike[str], session_id: str, offset: int | None = None,
             limit: int | None = None) -> str:
     """The agent lost those lines: remove them from its copy, whatever answer they
     came from, so the next read of them is plain."""
     target = os.fspath(path)
-    source = load_source(target if os.path.isabs(target) else os.path.join(os.getcwd(), target), ws.root_dir)
+    target = target if os.path.isabs(target) else os.path.join(os.getcwd(), target)
+    source = load_source(target, ws.root_dir, ws.settings.sensitive)
     if source.passthrough:
         return f"{source.rel}: not tracked ({source.passthrough})"
     lines = split_text_lines(source.text)
-    try:
-        scope = resolve_scope(len(lines), offset, limit)
-    except ReadError as exc:
-        raise SymbolpackError(str(exc)) from None
+    scope = resolve_scope(len(lines), offset, limit)  # ReadError: a UsageError
     with ws.store.session(session_id) as session:
         copy = session.copy(source.rel)
         if scope is None:
@@ -309,7 +330,7 @@ def refresh(ws: Workspace, path: str | os.PathLike, session_id: str, offset: int
     return f"{source.rel}: the next read of {what} will be a full read"
 
 
-def status(ws: Workspace, session_id: str) -> dict:
+def status(ws: Workspace, session_id: str) -> SessionStatus:
     with ws.store.session(session_id, write=False) as session:
         data = session.data
         stats = data["stats"]

@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from .protocol import PackSliceJSON
 from .related import RELEVANCE_ORDER
 from .symbols import SymbolSlice
 from .tokens import count_tokens
@@ -90,7 +91,7 @@ class PackSlice:
         a, b = self.span
         return "\n".join(self.lines[a - 1:b])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> PackSliceJSON:
         s = self.sym
         code = self.mode == "code"
         a, b = self.span if code else s.lines
@@ -134,9 +135,28 @@ def header_end(sym: SymbolSlice) -> int:
     return body[0] - 1 if body and body[0] > a else a
 
 
+def signature_span(sym: SymbolSlice, lines: Sequence[str]) -> tuple[int, int]:
+    """The lines *sym*'s signature occupies (what a signature display draws, unnumbered):
+    from the line that opens it, as many lines as it has; the whole header when it
+    cannot be found (a docstring or the body below it was not drawn)."""
+    a, end = sym.lines[0], header_end(sym)
+    sig = (sym.signature or sym.name).split("\n")
+    first = sig[0].strip()
+    for n in range(a, min(end, len(lines)) + 1):
+        if first and lines[n - 1].strip() == first:
+            return n, min(end, n + len(sig) - 1)
+    return a, end
+
+
+def _tag(s: PackSlice) -> str:
+    """" [caller]", " [entry]", ...: how a slice relates to what was asked; a callee,
+    the commonest relation, goes untagged (every slice pays for its tag)."""
+    return "" if s.relevance == "callee" else f" [{s.relevance}]"
+
+
 def _signature_block(s: PackSlice) -> str:
     sym = s.sym
-    where = f"{sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname} [{s.relevance}]"
+    where = f"{sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{_tag(s)}"
     if s.mode == "unchanged":  # the agent holds its code: one line, smaller than its signature
         return f"-- [UNCHANGED] {where}"
     note = ""
@@ -147,10 +167,15 @@ def _signature_block(s: PackSlice) -> str:
         see = f"; see: tldrs read {shlex.quote(sym.path)} --offset {a} --limit {b - a + 1}" \
             if s.relevance == "entry" else ""
         note = f" (signature only: over the token budget{see})"
-    if s.brief or s.relevance == "contains_diff":  # a changed symbol's lines are in its diff or code
-        return f"-- {where}{note}\n   {_brief_signature(sym)}"
-    sig = "\n".join("   " + line for line in (sym.signature or sym.name).split("\n"))
+    sig = "\n".join("   " + line for line in _signature_text(s).split("\n"))
     return f"-- {where}{note}\n{sig}"
+
+
+def _signature_text(s: PackSlice) -> str:
+    """The signature a signature-mode slice draws (unnumbered)."""
+    if s.brief or s.relevance == "contains_diff":  # a changed symbol's lines are in its diff or code
+        return _brief_signature(s.sym)
+    return s.sym.signature or s.sym.name
 
 
 def _brief_signature(sym: SymbolSlice) -> str:
@@ -170,7 +195,7 @@ def _code_block(s: PackSlice) -> str:
     sym = s.sym
     a, b = sym.lines
     wa, wb = s.span
-    parts = [f"-- {sym.path}:{a}-{b} {sym.kind} {sym.qualname} [{s.relevance}]"]
+    parts = [f"-- {sym.path}:{a}-{b} {sym.kind} {sym.qualname}{_tag(s)}"]
     if wa > a:
         if s.signature_shown():
             parts.append("   " + _brief_signature(sym))
@@ -485,11 +510,11 @@ def with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable
             if s.mode == "code":
                 shown.setdefault(s.sym.path, []).append(s.span)  # a window: those lines only
                 if s.signature_shown():
-                    headers.setdefault(s.sym.path, []).append((a, header_end(s.sym)))
+                    headers.setdefault(s.sym.path, []).append(signature_span(s.sym, s.lines))
             elif s.mode == "unchanged":
                 confirmed.setdefault(s.sym.path, []).append((a, b))
             else:
-                headers.setdefault(s.sym.path, []).append((a, header_end(s.sym)))
+                headers.setdefault(s.sym.path, []).append(signature_span(s.sym, s.lines))
         for path in set(shown) | set(confirmed) | set(headers):
             v = version(path)
             if v is None:

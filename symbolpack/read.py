@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Callable, Sequence
 
 from .agentcopy import AgentCopy
+from .errors import UsageError
 from .tokens import count_tokens
 from .views import (
     Segment,
@@ -33,8 +34,10 @@ from .views import (
     known_mask,
     known_ranges,
     numbered_text,
+    render_delta,
     render_segments,
     shell_word,
+    unchanged_marker,
     unified_diff,
 )
 
@@ -51,7 +54,7 @@ FULL = "full"
 class ReadPolicy(namedtuple("ReadPolicy", [
     "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
     "diff_max_hunks", "diff_max_changed_share", "truncation_share", "skeleton_target_share",
-], defaults=[3, 400, 0.85, 0.8, 8, 0.5, 0.5, 0.35])):
+], defaults=[3, 400, 0.85, 1.0, 8, 0.5, 0.5, 0.35])):
     """Thresholds of the read policy: a skeleton aims at `skeleton_target_share` of a
     plain read and hides no run shorter than `elide_min_lines`; read
     files under `small_file_tokens` whole; a skeleton must cost at most
@@ -62,9 +65,12 @@ class ReadPolicy(namedtuple("ReadPolicy", [
     __slots__ = ()
 
 
-class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full"],
-                             defaults=[None, None, None, False])):
-    """One read: a path, an optional range or resolved drill-in symbol, and --full."""
+class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told"],
+                             defaults=[None, None, None, False, ()])):
+    """One read: a path, an optional range or resolved drill-in symbol, and --full.
+    *told*: the modes this session was already answered with ("skeleton", "delta"):
+    their first answer explained the markers; later ones say only what they are
+    (a convention is explained once per session, not in every answer)."""
 
     __slots__ = ()
 
@@ -104,7 +110,7 @@ class Current:
         """None when no parser handles the file (or parsing failed)."""
         if callable(self._symbols):
             self._symbols = self._symbols()
-        return self._symbols  # type: ignore[return-value]
+        return self._symbols
 
 
 class ReadOutcome:
@@ -132,7 +138,7 @@ class ReadOutcome:
         return self.response["mode"] != "unchanged"
 
 
-class ReadError(ValueError):
+class ReadError(UsageError):
     """A bad request (range out of bounds): one clear line for the user."""
 
 
@@ -232,8 +238,7 @@ def _plain(request, current, scope, copy: AgentCopy, fallback: str | None = None
 
 
 def _unchanged(request, current, copy: AgentCopy, note: str = "") -> ReadOutcome:
-    total = len(current.lines)
-    text = f"[UNCHANGED] {request.path}: as you last read it ({total} lines).{note}"
+    text = f"[UNCHANGED] {request.path}" + (f".{note}" if note else "")  # <= 12 tokens: the commonest answer
     response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
     return ReadOutcome(response, copy, None)
 
@@ -303,8 +308,8 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if current.symbols is not None:
         segments, notes = plan(current.lines, current.symbols, target, policy.elide_min_lines,
                                _is_test_path(request.path), held)
-    elif current.diffable and outline_kind(request.path):  # a README, a changelog, a lockfile
-        segments, notes = plan_outline(current.lines, outline_kind(request.path), target, policy.elide_min_lines)
+    elif current.diffable and (kind := outline_kind(request.path)):  # a README, a changelog, a lockfile
+        segments, notes = plan_outline(current.lines, kind, target, policy.elide_min_lines)
     else:
         return plain
     if held is not None:  # lines a range or a context pack already gave: say so instead of hiding them
@@ -313,10 +318,12 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if not hidden:
         return plain
     body = render_segments(current.lines, segments, notes)
-    held = " [UNCHANGED] spans are code you were already given." if any(
-        s.kind == "unchanged" for s in segments) else ""
-    header = (f"[SKELETON] {request.path}: {total} lines. \"... A-B elided: OPTIONS\" hides lines A-B; "
-              f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held}")
+    header = f"[SKELETON] {request.path}: {total} lines."
+    if "skeleton" not in request.told:
+        held_note = " [UNCHANGED] spans are code you were already given." if any(
+            s.kind == "unchanged" for s in segments) else ""
+        header += (f" \"... A-B elided: OPTIONS\" hides lines A-B; "
+                   f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held_note}")
     text = "\n".join([header, *body])
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
@@ -383,10 +390,42 @@ def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> 
     if plain_only:
         return _plain(request, current, scope, copy, "forced")
     if not copy.holds(start, end, current.sha256, current.lines, load):
-        return _plain(request, current, scope, copy, "pending" if copy.uncertain(start, end) else None)
-    text = f"[UNCHANGED] {request.path} lines {start}-{end}: as you last read them."
+        if copy.uncertain(start, end):
+            return _plain(request, current, scope, copy, "pending")
+        return _range_with_held(request, current, scope, copy, load)
+    text = f"[UNCHANGED] {request.path}:{start}-{end}"
     full_tokens = count_tokens(numbered_text(current.lines, start, end))
     response = _response(request, current, "unchanged", text, scope, None, full_tokens)
+    return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
+
+
+def _range_with_held(request, current, scope, copy: AgentCopy, load) -> ReadOutcome:
+    """A range the agent holds part of (a drill-in under a signature it was shown, a
+    range across a skeleton): runs it holds as they are, where a marker costs less
+    than the lines, are `unchanged`; the rest is shown. Plain when nothing folds."""
+    start, end = scope
+    plain = _plain(request, current, scope, copy)
+    if not copy.runs:
+        return plain
+    held = _held_mask(copy, current, load)
+    segments: list[Segment] = []
+    n = start
+    while n <= end:
+        m = n
+        while m + 1 <= end and held[m + 1] == held[n]:
+            m += 1
+        run = Segment("unchanged", n, m, source=n)
+        if held[n] and count_tokens(numbered_text(current.lines, n, m)) > count_tokens(unchanged_marker(run)) + 1:
+            segments.append(run)
+        elif segments and segments[-1].kind == "shown":
+            segments[-1] = segments[-1]._replace(end=m)
+        else:
+            segments.append(Segment("shown", n, m))
+        n = m + 1
+    if all(seg.kind == "shown" for seg in segments):
+        return plain
+    text = "\n".join(render_segments(current.lines, segments))
+    response = _response(request, current, "range", text, scope, segments, plain.response["full_tokens"])
     return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
 
 
@@ -465,15 +504,18 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     owner = _innermost(total, current.symbols or ())
     dirty: set[str] = set()
     for i in range(1, total + 1):
-        if mapped[i] is None:
-            if owner[i] is not None and i not in in_gaps:
-                dirty.add(owner[i].id)
-        elif i < total and mapped[i + 1] is not None and mapped[i + 1] != mapped[i] + 1:
+        here, after = mapped[i], mapped[i + 1] if i < total else None
+        if here is None:
+            sym_here = owner[i]
+            if sym_here is not None and i not in in_gaps:
+                dirty.add(sym_here.id)
+        elif after is not None and after != here + 1:
             # lines removed (or moved) between i and i+1: both neighbours' symbols changed
             for sym in (owner[i], owner[i + 1]):
                 if sym is not None:
                     dirty.add(sym.id)
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
+    window, opened = _change_windows(current.symbols or (), dirty - unseen, owner, mapped, in_gaps, total)
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
     for i in range(1, total + 1):
         sym = owner[i]
@@ -482,16 +524,16 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
             status[i] = "U"  # the header of a body changed out of sight: as the agent has it
         elif sym is not None and sym.id in unseen:
             status[i] = "E"  # a change inside a body the agent never saw: a note, not the body
-        elif src is None or (sym is not None and sym.id in dirty):
-            status[i] = "S"
+        elif src is None or (i in window and known[src]) or (sym is not None and sym.id in opened and not known[src]):
+            status[i] = "S"  # a window shows lines the agent holds; a body it was told is elided, when it changed
         elif known[src]:
             status[i] = "U"
         else:
-            status[i] = "E"
+            status[i] = "H"  # elided before, the same text now: still elided, just moved
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
-    changed = sorted({owner[i].qualname for i in range(1, total + 1) if status[i] == "S" and owner[i]})
-    header = f"[DELTA] {request.path} changed since you last read it ({copy.length} -> {total} lines)."
+    changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
+    header = f"[DELTA] {request.path} changed ({copy.length} -> {total} lines)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
     if unseen:
@@ -500,10 +542,48 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
                    + ("..." if len(names) > 12 else "") + ".")
     if removed:
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
-    header += " [UNCHANGED] spans are exactly as you last saw them."
-    text = "\n".join([header, *render_segments(new, segments)])
+    if "delta" not in request.told:
+        header += " Unchanged spans are as in your copy (what it had elided stays elided)."
+    text = "\n".join([header, *render_delta(new, segments)])
     response = _response(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, _copy_after(copy, current, segments), None), only_unseen
+
+
+_WINDOW_CONTEXT = 2  # lines shown around a change inside a changed symbol
+
+
+def _change_windows(symbols, dirty: set[str], owner, mapped, in_gaps: set[int], total: int
+                    ) -> tuple[set[int], set[str]]:
+    """The lines a changed symbol shows: its header line, and each change with
+    `_WINDOW_CONTEXT` lines around it (its own lines only). The rest of its lines are
+    as the agent holds them (`unchanged`, at their new numbers) or stay elided: a
+    2-line edit in a 200-line function costs a window, not the function. Also the
+    changed symbols whose body changed: what the agent was told is elided of those
+    comes back whole (a body half shown, half elided line by line, helps nobody)."""
+    out: set[int] = set()
+    opened: set[str] = set()
+    for s in symbols:
+        if s.id not in dirty:
+            continue
+        first, last = s.lines[0], min(s.lines[1], total)
+        own = [i for i in range(first, last + 1) if owner[i] is s]
+        if not own:
+            continue
+        out.add(own[0])
+        for i in own:
+            points: tuple[int, ...]
+            if mapped[i] is None and i not in in_gaps:
+                points = (i,)
+            elif i < total and mapped[i] is not None and mapped[i + 1] is not None \
+                    and mapped[i + 1] != mapped[i] + 1:
+                points = (i, i + 1)  # lines removed (or moved) between i and i + 1
+            else:
+                continue
+            out.update(k for p in points for k in range(p - _WINDOW_CONTEXT, p + _WINDOW_CONTEXT + 1)
+                       if first <= k <= last and owner[k] is s)
+            if s.body and any(s.body[0] <= p <= s.body[1] for p in points):
+                opened.add(s.id)
+    return out, opened
 
 
 def _hidden_change_note(numbers: Sequence[int], current: Current) -> str:
@@ -511,7 +591,7 @@ def _hidden_change_note(numbers: Sequence[int], current: Current) -> str:
     if not numbers:
         return ""
     owner = _innermost(len(current.lines), current.symbols or ())
-    names = sorted({owner[n].qualname for n in numbers if owner[n] is not None})
+    names = sorted({o.qualname for n in numbers if (o := owner[n]) is not None})
     what = ", ".join(names[:8]) + ("..." if len(names) > 8 else "") if names else \
         f"lines {numbers[0]}-{numbers[-1]}"
     return f" Changed inside code you have not read (still elided): {what}."
@@ -539,15 +619,23 @@ _MARKER_COST_LINES = 2  # an [UNCHANGED] run this short is cheaper to show
 
 
 def _segments_from_status(status, mapped, owner) -> list[Segment]:
+    """Status per line (S shown, U unchanged, H elided before and still, E elided
+    with a change inside) -> segments. U and H segments keep their source line: a
+    run of them that moved together is drawn as one marker (`render_delta`)."""
     total = len(status) - 1
-    # short unchanged runs between shown lines cost more as markers than as lines
+
+    def moves_with(a: int, b: int) -> bool:  # line b continues line a's run in the copy
+        return status[a] in "UH" and status[b] in "UH" and mapped[a] is not None and mapped[b] == mapped[a] + 1
+
+    # a short unchanged run between shown lines costs more as a marker than as lines
     i = 1
     while i <= total:
         if status[i] == "U":
             j = i
             while j + 1 <= total and status[j + 1] == "U" and mapped[j + 1] == mapped[j] + 1:
                 j += 1
-            if j - i + 1 <= _MARKER_COST_LINES:
+            alone = not (i > 1 and moves_with(i - 1, i)) and not (j < total and moves_with(j, j + 1))
+            if alone and j - i + 1 <= _MARKER_COST_LINES:
                 for k in range(i, j + 1):
                     status[k] = "S"
             i = j + 1
@@ -559,9 +647,9 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
         kind = status[i]
         j = i
         while j + 1 <= total and status[j + 1] == kind:
-            if kind == "U" and mapped[j + 1] != mapped[j] + 1:
+            if kind in "UH" and mapped[j + 1] != mapped[j] + 1:
                 break
-            if kind == "E" and owner[j + 1] is not owner[i]:
+            if kind in "EH" and owner[j + 1] is not owner[i]:
                 break
             j += 1
         if kind == "S":
@@ -570,7 +658,8 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
             sym = owner[i] if owner[i] is owner[j] else None
             segments.append(Segment("unchanged", i, j, source=mapped[i], symbol=sym.id if sym else None))
         else:
-            segments.append(Segment("elided", i, j, symbol=owner[i].id if owner[i] else None))
+            segments.append(Segment("elided", i, j, source=mapped[i] if kind == "H" else None,
+                                    symbol=owner[i].id if owner[i] else None))
         i = j + 1
     return segments
 
@@ -580,13 +669,12 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
 def _diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: Sequence[bool],
                   diff: UnifiedDiff) -> ReadOutcome:
     total = len(current.lines)
-    header = (f"[DIFF] {request.path} changed since you last read it ({old_total} -> {total} lines); "
-              f"unified diff against your copy:")
+    header = f"[DIFF] {request.path} changed ({old_total} -> {total} lines); unified diff against your copy:"
     text = header + ("\n" + diff.text if diff.text else "")
     response = _response(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew
     # there (those lines are identical, shifted by the hunks before them)
-    old_hidden = [None] * (old_total + 1)
+    old_hidden: list[str | None] = [None] * (old_total + 1)
     for a, b, symbol in copy.hidden_runs():
         for n in range(a, min(b, old_total) + 1):
             old_hidden[n] = symbol

@@ -17,7 +17,7 @@ from .callgraph import CallGraph, Edge
 from .changes import decode_lines
 from .sources import is_sensitive
 from .symbols import CLASS_LIKE, SymbolSlice
-from .workspace import SymbolpackError
+from .errors import NotFound, UsageError
 
 MAX_RELATED = 200
 RELEVANCE_ORDER = {"entry": 0, "contains_diff": 0, "caller": 1, "callee": 2, "test": 3}
@@ -141,12 +141,12 @@ def call_walk(graph: CallGraph, start: SymbolSlice, depth: int, callers: bool
         caller_syms = [symbol_of(graph, e.caller) for e in graph.callers(up) if e.caller] if up else []
         down, up = [], []
         for syms, rel, bucket in ((callee_syms, "callee", down), (caller_syms, "caller", up)):
-            for sym in syms:
-                if sym is None or sym.id in found or len(found) > MAX_RELATED:
+            for linked in syms:
+                if linked is None or linked.id in found or len(found) > MAX_RELATED:
                     continue
-                found[sym.id] = (sym, rel, d)
-                if sym.kind not in CLASS_LIKE:  # a called class: its constructor was added
-                    bucket.append(sym)
+                found[linked.id] = (linked, rel, d)
+                if linked.kind not in CLASS_LIKE:  # a called class: its constructor was added
+                    bucket.append(linked)
         if not down and not up:
             break
     return found, unresolved
@@ -161,11 +161,11 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
         path_part, _, rest = entry.partition(":")
         rel = _relative(root, path_part)
         if rel is not None and graph.snap.exists(rel):
-            if is_sensitive(rel):
-                raise SymbolpackError(f"{rel} is a sensitive file: symbolpack neither shows nor stores it")
+            if is_sensitive(rel, graph.index.settings.sensitive):
+                raise UsageError(f"{rel} is a sensitive file: symbolpack neither shows nor stores it")
             facts = graph.facts(rel)
             if facts is None or not facts.parsed:
-                raise SymbolpackError(f"no symbols in {rel} (no parser handles it)")
+                raise NotFound(f"no symbols in {rel} (no parser handles it)")
             lang, _, local = rest.partition(":")
             if lang == facts.language and local:
                 rest = local
@@ -174,12 +174,12 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
             return resolve(rest, list(facts.symbols), where=rel)
     symbols = ws.all_symbols(root)
     if not symbols:
-        raise SymbolpackError(f"no symbols found under {root}")
+        raise NotFound(f"no symbols found under {root}")
     return resolve(entry, symbols)
 
 
 def _whole_file_error(rel: str):
-    raise SymbolpackError(f"name a symbol after the file: {rel}:NAME")
+    raise UsageError(f"name a symbol after the file: {rel}:NAME")
 
 
 def _relative(root: Path, path_part: str) -> str | None:

@@ -32,7 +32,16 @@ import os
 import re
 import sys
 
-from .workspace import SymbolpackError
+from .errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Union
+
+    from .settings import Settings
+
+    _Stat = tuple[str, int, int, int, str]  # comm, ppid, pgrp, session, start time
+    _Procs = Union["_LinuxProcs", "_DarwinProcs"]
 
 # [A-Za-z0-9._-]{1,128}, checked without a regex: patterns compile in every process,
 # and only the process ladder below needs one
@@ -68,18 +77,23 @@ _SCRIPT_SUFFIX = r"\.(js|mjs|cjs|ts|py|rb|sh|exe)$"
 
 def validate_session_id(value: str) -> str:
     if not 0 < len(value) <= 128 or not _ID_CHARS.issuperset(value) or value in (".", ".."):
-        raise SymbolpackError(
+        raise UsageError(
             f"invalid session id {value[:40]!r}: use 1-128 characters from A-Z a-z 0-9 . _ -")
     return value
 
 
-def resolve_session_id(explicit: str | None = None) -> str | None:
-    """The session of this call, or None when there is none (plain reads, nothing recorded)."""
+def resolve_session_id(explicit: str | None = None, settings: Settings | None = None) -> str | None:
+    """The session of this call, or None when there is none (plain reads, nothing
+    recorded). Step 2 is `settings.session_id` (`$SYMBOLPACK_SESSION_ID`); without
+    *settings*, the environment's."""
     if explicit is not None:
         return validate_session_id(explicit)
-    env = os.environ.get("SYMBOLPACK_SESSION_ID")
-    if env:
-        return validate_session_id(env)
+    if settings is None:
+        from .settings import load_settings
+
+        settings = load_settings()
+    if settings.session_id:
+        return validate_session_id(settings.session_id)
     return process_session_id()
 
 
@@ -122,7 +136,7 @@ def _stem(arg: str) -> str:
     return re.sub(_SCRIPT_SUFFIX, "", base)
 
 
-def _agent_session_id(procs) -> str | None:
+def _agent_session_id(procs: _Procs) -> str | None:
     pid = os.getppid()
     for _ in range(MAX_ANCESTORS):
         if pid <= 0:
@@ -140,7 +154,7 @@ def _agent_session_id(procs) -> str | None:
     return None
 
 
-def _terminal_session_id(procs) -> str | None:
+def _terminal_session_id(procs: _Procs) -> str | None:
     mine = procs.stat(os.getpid())
     if mine is None:
         return None
@@ -153,7 +167,7 @@ def _terminal_session_id(procs) -> str | None:
     return f"tty-{leader}-{info[4]}{procs.boot_suffix()}"
 
 
-def _procs():
+def _procs() -> _Procs | None:
     if os.path.isdir("/proc/self"):
         return _LinuxProcs()
     if sys.platform == "darwin":
@@ -167,7 +181,7 @@ class _LinuxProcs:
     _boot: str | None = None
 
     @staticmethod
-    def stat(pid: int):
+    def stat(pid: int) -> _Stat | None:
         """(comm, ppid, session, tty_nr, start time) or None."""
         try:
             with open(f"/proc/{pid}/stat", "rb") as fh:
@@ -222,7 +236,7 @@ class _DarwinProcs:
             return None
         return cls(libc, ctypes)
 
-    def stat(self, pid: int):
+    def stat(self, pid: int) -> _Stat | None:
         ctypes = self._ctypes
         buf = ctypes.create_string_buffer(self._SIZE)
         if self._libc.proc_pidinfo(pid, 3, ctypes.c_uint64(0), buf, self._SIZE) != self._SIZE:

@@ -51,7 +51,6 @@ file otherwise spends most of its time counting tokens it does not send.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from .agentcopy import AgentCopy
@@ -307,6 +306,10 @@ class Session:
         return len(on_disk)
 
     # -- stats
+    def shown(self, mode: str) -> bool:
+        """Was this session answered with *mode* (e.g. a skeleton) before?"""
+        return self.data["stats"]["reads"].get(mode, 0) > 0
+
     def record_read(self, mode: str, tokens: int, full_tokens: int) -> None:
         stats = self.data["stats"]
         stats["reads"][mode] = stats["reads"].get(mode, 0) + 1
@@ -526,4 +529,6 @@ def unlink(path: str) -> bool:
 
 
 def warn(message: str) -> None:
-    print(f"symbolpack: warning: {message}", file=sys.stderr)
+    from .log import warning
+
+    warning(message)

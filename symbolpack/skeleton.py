@@ -36,9 +36,11 @@ from .views import Segment, elided_marker
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Sequence
+    from typing import Callable, Sequence
 
     from .symbols import SymbolSlice
+
+    _Add = Callable[..., None]  # `_units`' add(out, start, end, symbol, kind, names=())
 
 MARKER_TOKENS = 12  # hiding fewer tokens than a marker's cost plus this never pays
 _COMMENT = re.compile(r"\s*(//|/\*|\*|#(?![\[!])|--|;;|%|\"\"\"|''')")
@@ -59,7 +61,8 @@ class Unit:
 
     __slots__ = ("start", "end", "symbol", "kind", "tokens", "names")
 
-    def __init__(self, start: int, end: int, symbol: str | None, kind: str, tokens: int, names=()):
+    def __init__(self, start: int, end: int, symbol: str | None, kind: str, tokens: int,
+                 names: Sequence[str] = ()) -> None:
         self.start, self.end, self.symbol, self.kind, self.tokens, self.names = start, end, symbol, kind, tokens, names
 
 
@@ -117,7 +120,7 @@ def import_names(lines: Sequence[str], start: int, end: int) -> list[str]:
     return names
 
 
-def _marker_cost(u: Unit, lines) -> int:
+def _marker_cost(u: Unit, lines: Sequence[str]) -> int:
     note = "imports " + ", ".join(u.names) if u.kind == "imports" and u.names else None
     return count_tokens(elided_marker(lines, Segment("elided", u.start, u.end, symbol=u.symbol), note)) + 1
 
@@ -129,12 +132,14 @@ def _priority(u: Unit, test_file: bool) -> tuple:
     return (rank, u.tokens, u.start)
 
 
-def _units(lines, symbols, line_tokens, min_lines: int) -> list[Unit]:
+def _units(lines: Sequence[str], symbols: Sequence[SymbolSlice], line_tokens: Sequence[int],
+           min_lines: int) -> list[Unit]:
     total = len(lines)
     taken = [False] * (total + 2)
     quotes = _quote_counts(lines)
 
-    def add(out: list[Unit], start: int, end: int, symbol, kind: str, names=()) -> None:
+    def add(out: list[Unit], start: int, end: int, symbol: str | None, kind: str,
+            names: Sequence[str] = ()) -> None:
         if end - start + 1 < min_lines or start < 1 or end > total:
             return
         if any(taken[n] for n in range(start, end + 1)):
@@ -192,7 +197,7 @@ def _units(lines, symbols, line_tokens, min_lines: int) -> list[Unit]:
     return units
 
 
-def _header_line(lines, s) -> int:
+def _header_line(lines: Sequence[str], s: SymbolSlice) -> int:
     """The line where the symbol's signature starts (after decorators and doc comments)."""
     first = (s.signature or "").split("\n", 1)[0].strip()[:40]
     if first:
@@ -202,11 +207,12 @@ def _header_line(lines, s) -> int:
     return s.lines[0]
 
 
-def _signature_end(lines, s, header: int) -> int:
+def _signature_end(lines: Sequence[str], s: SymbolSlice, header: int) -> int:
     return header + (s.signature or "").count("\n")
 
 
-def _doc_tail(units, add, lines, quotes, start: int, end: int, first_run_only: bool = False) -> None:
+def _doc_tail(units: list[Unit], add: _Add, lines: Sequence[str], quotes: list[int], start: int, end: int,
+              first_run_only: bool = False) -> None:
     """Within start..end, each run of comment/docstring lines keeps its first line."""
     n = start
     while n <= end:
@@ -222,7 +228,7 @@ def _doc_tail(units, add, lines, quotes, start: int, end: int, first_run_only: b
         n = m + 1
 
 
-def _quote_counts(lines) -> list[int]:
+def _quote_counts(lines: Sequence[str]) -> list[int]:
     """Triple quotes on lines 1..n, for every n (index 0: none): counted once per file,
     so asking whether a line is inside a docstring costs a subtraction."""
     counts = [0]
@@ -236,7 +242,7 @@ def _in_docstring(quotes: list[int], start: int, n: int) -> bool:
     return (quotes[n - 1] - quotes[start - 1]) % 2 == 1
 
 
-def _module_level(units, add, lines, in_symbol) -> None:
+def _module_level(units: list[Unit], add: _Add, lines: Sequence[str], in_symbol: Sequence[bool]) -> None:
     """Top-level statements outside every symbol: import blocks and long statements."""
     total = len(lines)
     n = 1
@@ -327,10 +333,10 @@ def plan_outline(lines: Sequence[str], kind: str, target_tokens: int,
         if total - LOCKFILE_HEAD < min_lines:
             return [Segment("shown", 1, total)] if total else [], {}
         # markers every CHUNK_LINES lines: a look at one entry opens a chunk, not the file
-        segments = [Segment("shown", 1, LOCKFILE_HEAD)]
+        chunks = [Segment("shown", 1, LOCKFILE_HEAD)]
         for start in range(LOCKFILE_HEAD + 1, total + 1, CHUNK_LINES):
-            segments.append(Segment("elided", start, min(start + CHUNK_LINES - 1, total)))
-        return segments, {seg.start: "generated lockfile lines" for seg in segments[1:]}
+            chunks.append(Segment("elided", start, min(start + CHUNK_LINES - 1, total)))
+        return chunks, {seg.start: "generated lockfile lines" for seg in chunks[1:]}
     line_tokens = [0] + [count_tokens(f"{n:>6}\t{lines[n - 1]}") + 1 for n in range(1, total + 1)]
     headings = []
     fenced = False

@@ -17,7 +17,12 @@ import re
 import stat as stat_mod
 from collections import namedtuple
 
-from .workspace import SymbolpackError, display_path, sha256_hex
+from .errors import NotFound, SymbolpackError, UsageError
+from .workspace import display_path, sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 MAX_READ_BYTES = 50 * 1024 * 1024
 MAX_DIFF_BYTES = 1024 * 1024
@@ -57,18 +62,13 @@ def split_text_lines(text: str) -> list[str]:
     return lines
 
 
-def sensitive_patterns() -> tuple[str, ...]:
-    extra = os.environ.get("SYMBOLPACK_SENSITIVE", "")
-    return DEFAULT_SENSITIVE + tuple(p.strip() for p in extra.split(",") if p.strip())
-
-
 @functools.lru_cache(maxsize=8)
-def _sensitive_matcher(extra: str):
+def _sensitive_matcher(extra: tuple[str, ...]) -> Callable[[str], bool]:
     """One test for all patterns (the tree walks ask this of every file). Globs of
     literals and `*` (every default) are matched by prefix, suffix and ordered
     pieces, which is what fnmatch does with them, without compiling a regex in
     every process; any other glob goes into one compiled regex."""
-    patterns = DEFAULT_SENSITIVE + tuple(p.strip() for p in extra.split(",") if p.strip())
+    patterns = DEFAULT_SENSITIVE + extra
     simple = [p.split("*") for p in patterns if "?" not in p and "[" not in p]
     others = [p for p in patterns if "?" in p or "[" in p]
     regex = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in others)).match if others else None
@@ -95,28 +95,30 @@ def _sensitive_matcher(extra: str):
     return match
 
 
-def is_sensitive(path: str | os.PathLike) -> bool:
+def is_sensitive(path: str | os.PathLike[str], extra: tuple[str, ...] = ()) -> bool:
     """Is this file's *name* one whose content symbolpack must never show, store or
-    cache (`DEFAULT_SENSITIVE` plus the comma-separated globs of `$SYMBOLPACK_SENSITIVE`)?"""
+    cache (`DEFAULT_SENSITIVE` plus *extra*: `Settings.sensitive`, the globs of
+    `$SYMBOLPACK_SENSITIVE` or pyproject.toml)?"""
     name = os.fspath(path).rstrip("/").rsplit("/", 1)[-1]
-    return _sensitive_matcher(os.environ.get("SYMBOLPACK_SENSITIVE", ""))(name)
+    return _sensitive_matcher(extra)(name)
 
 
-def stored_name(real: str | os.PathLike, root: str | os.PathLike) -> str:
+def stored_name(real: str | os.PathLike[str], root: str | os.PathLike[str]) -> str:
     """The name a file is kept and reported under, without reading it: repo-relative
     inside a repository (*root* holds `.git`); absolute in no repository, whose
     directory is only where its state is keyed, not a project. *real* is resolved."""
     return display_path(real, root) if os.path.lexists(os.path.join(root, ".git")) else os.fspath(real)
 
 
-def load_source(path: str | os.PathLike, root: str | os.PathLike) -> Source:
-    """Stat, classify and (when allowed) read *path*. Raises SymbolpackError when missing.
-    `Source.path` is the resolved path, a str."""
+def load_source(path: str | os.PathLike[str], root: str | os.PathLike[str], sensitive: tuple[str, ...] = ()) -> Source:
+    """Stat, classify and (when allowed) read *path*; *sensitive*: more names never
+    read (`Settings.sensitive`). Raises NotFound when missing. `Source.path` is the
+    resolved path, a str (no pathlib on the read path)."""
     try:
         real = os.path.realpath(path, strict=True)
     except OSError as exc:
         if isinstance(exc, FileNotFoundError) or exc.errno == errno.ELOOP:  # a loop: no file there
-            raise SymbolpackError(f"no such file: {os.fspath(path)}") from None
+            raise NotFound(f"no such file: {os.fspath(path)}") from None
         raise SymbolpackError(f"cannot open {os.fspath(path)}: {exc.strerror or exc}") from None
     rel = stored_name(real, root)
     try:
@@ -124,10 +126,10 @@ def load_source(path: str | os.PathLike, root: str | os.PathLike) -> Source:
     except OSError as exc:
         raise SymbolpackError(f"cannot open {path}: {exc.strerror or exc}") from None
     if stat_mod.S_ISDIR(st.st_mode):
-        raise SymbolpackError(f"{path} is a directory, not a file")
+        raise UsageError(f"{path} is a directory, not a file")
     if not stat_mod.S_ISREG(st.st_mode):
         return Source(real, rel, passthrough="not a regular file (device, FIFO or socket); refused without reading")
-    if is_sensitive(real) or is_sensitive(path):
+    if is_sensitive(real, sensitive) or is_sensitive(path, sensitive):
         return Source(real, rel, size=st.st_size,
                       passthrough="sensitive file name; symbolpack neither shows nor stores it")
     if st.st_size > MAX_READ_BYTES:

@@ -31,29 +31,24 @@ a wrong one.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from .sessionstore import Session, SessionDir, empty_meta, migrate_legacy, read_bytes
+from .settings import DEFAULT_MAX_ENTRIES, DEFAULT_TTL_SECONDS  # one source: the settings
 from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir_path
 
-DEFAULT_MAX_ENTRIES = 10_000
-DEFAULT_TTL_SECONDS = 7 * 24 * 3600
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .settings import Settings
+
 OBJECT_GC_GRACE_SECONDS = 15 * 60
 COMMIT_MARKER_TTL_SECONDS = 24 * 3600
 QUARANTINE_TTL_SECONDS = 7 * 24 * 3600
 AUTO_GC_INTERVAL_SECONDS = 6 * 3600
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
 class StoreLimits:
-    """LRU size (file entries per session) and TTL (seconds), from the environment."""
+    """LRU size (file entries per session) and TTL (seconds), from the settings."""
 
     __slots__ = ("max_entries", "ttl_seconds")
 
@@ -62,21 +57,26 @@ class StoreLimits:
         self.ttl_seconds = ttl_seconds
 
     @classmethod
-    def from_env(cls) -> "StoreLimits":
-        return cls(max(1, _env_int("SYMBOLPACK_MAX_ENTRIES", DEFAULT_MAX_ENTRIES)),
-                   max(1, _env_int("SYMBOLPACK_TTL_SECONDS", DEFAULT_TTL_SECONDS)))
+    def from_settings(cls, settings: Settings) -> StoreLimits:
+        return cls(settings.max_entries, settings.ttl_seconds)
 
 
 class Store:
     """Sessions and baselines of one project."""
 
-    def __init__(self, root: str | os.PathLike, limits: StoreLimits | None = None):
+    def __init__(self, root: str | os.PathLike[str], limits: StoreLimits | None = None,
+                 settings: Settings | None = None):
+        if settings is None:
+            from .settings import load_settings
+
+            settings = load_settings(os.fspath(root))
         self.root = root
-        self.dir = state_dir_path(root)  # paths here are plain str: a read never imports pathlib
+        self.settings = settings
+        self.dir = state_dir_path(root, settings=settings)  # plain str paths: a read never imports pathlib
         self.sessions_dir = ensure_private_dir(os.path.join(self.dir, "sessions"))
         self.objects_dir = ensure_private_dir(os.path.join(self.dir, "objects"))
         self.commits_dir = ensure_private_dir(os.path.join(self.dir, "commits"))
-        self.limits = limits or StoreLimits.from_env()
+        self.limits = limits or StoreLimits.from_settings(settings)
 
     # -- sessions
     def session_path(self, session_id: str) -> str:
@@ -375,4 +375,6 @@ def _unlink(path: str) -> bool:
 
 
 def _warn(message: str) -> None:
-    print(f"symbolpack: warning: {message}", file=sys.stderr)
+    from .log import warning
+
+    warning(message)

@@ -32,6 +32,10 @@ TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers ne
 if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
+    from tree_sitter import Node
+
+    from .protocol import SymbolJSON
+
 _ATTACHED_TYPES = frozenset({
     "decorator", "attribute_item", "attribute_list", "attribute", "annotation",
     "marker_annotation", "attributes", "modifiers_annotation",
@@ -70,7 +74,7 @@ class SymbolSlice(namedtuple("SymbolSlice", [
 
     __slots__ = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> SymbolJSON:
         return {
             "id": self.id,
             "name": self.name,
@@ -127,7 +131,8 @@ class _Def:
 
     __slots__ = ("node", "name_node", "kind", "body_node", "pattern", "extra")
 
-    def __init__(self, node, name_node, kind: str, body_node, pattern: int, extra: dict):
+    def __init__(self, node: Node, name_node: Node, kind: str, body_node: Node | None, pattern: int,
+                 extra: dict[str, Node]) -> None:
         self.node, self.name_node, self.kind = node, name_node, kind
         self.body_node, self.pattern, self.extra = body_node, pattern, extra
 
@@ -162,13 +167,13 @@ def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[Symbo
     offsets = _line_offsets(lines)
 
     defs: dict[tuple[int, int], _Def] = {}
-    ref_nodes: list[tuple[object, str]] = []
+    ref_nodes: list[tuple[Node, str]] = []
     for pattern, caps in QueryCursor(query).matches(tree.root_node):
         names = caps.get("name")
         if not names:
             continue
         name_node = names[0]
-        kind = None
+        kind = ""
         def_node = None
         for cap, nodes in caps.items():
             if cap.startswith("definition."):
@@ -179,7 +184,7 @@ def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[Symbo
                 break
         if def_node is None:
             continue
-        body = caps.get("body")
+        body_caps = caps.get("body")
         key = (name_node.start_byte, name_node.end_byte)
         old = defs.get(key)
         size = def_node.end_byte - def_node.start_byte
@@ -187,7 +192,7 @@ def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[Symbo
             old_size = old.node.end_byte - old.node.start_byte
             if old_size > size or (old_size == size and old.pattern <= pattern):
                 continue
-        defs[key] = _Def(def_node, name_node, kind, body[0] if body else None, pattern,
+        defs[key] = _Def(def_node, name_node, kind, body_caps[0] if body_caps else None, pattern,
                          {k: v[0] for k, v in caps.items() if k in ("trait", "scope")})
 
     # a header like Elixir's `def add(a)` is also a call node: not a reference to itself
@@ -196,7 +201,7 @@ def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[Symbo
     ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
     def_ranges = frozenset((d.node.start_byte, d.node.end_byte) for d in ordered)
     records: list[SymbolRecord] = []
-    stack: list[tuple[object, SymbolRecord]] = []
+    stack: list[tuple[Node, SymbolRecord]] = []
     seen: dict[str, int] = {}
     for d in ordered:
         while stack and not _contains(stack[-1][0], d.node):
@@ -242,11 +247,11 @@ def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[Symbo
     return records, refs
 
 
-def _text(node) -> str:
-    return node.text.decode("utf-8", "replace")
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
 
 
-def _contains(outer, inner) -> bool:
+def _contains(outer: Node, inner: Node) -> bool:
     """Strict containment by byte range (node objects are fresh on every access)."""
     same = outer.start_byte == inner.start_byte and outer.end_byte == inner.end_byte
     return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte and not same
@@ -260,18 +265,18 @@ def _name_of(d: _Def, kind: str) -> str:
     return name
 
 
-def _scope_name(node) -> str:
+def _scope_name(node: Node) -> str:
     text = " ".join(_text(node).split())
     return text.replace("::", ".").lstrip("*&").strip()
 
 
-def _content_end(node) -> int:
+def _content_end(node: Node) -> int:
     """1-based last line of *node*'s real content: trailing comments and whitespace that
     some grammars (Scala's indented blocks) fold into a node are not part of it."""
     last = node
     while last.child_count:
         i = last.child_count - 1
-        child = last.child(i)
+        child: Node | None = last.child(i)
         while child is not None and (_is_comment(child) or child.end_byte == child.start_byte):
             i -= 1
             child = last.child(i) if i >= 0 else None
@@ -281,11 +286,11 @@ def _content_end(node) -> int:
     return max(_row_end(last), node.start_point[0] + 1)
 
 
-def _is_comment(node) -> bool:
+def _is_comment(node: Node) -> bool:
     return node.type == "comment" or node.type.endswith("_comment")
 
 
-def _row_end(node) -> int:
+def _row_end(node: Node) -> int:
     """1-based last line of *node* (a node ending at column 0 ends on the line before)."""
     row, col = node.end_point
     if col == 0 and row > node.start_point[0]:
@@ -293,14 +298,14 @@ def _row_end(node) -> int:
     return row + 1
 
 
-def _is_attached(node) -> bool:
+def _is_attached(node: Node) -> bool:
     t = node.type
     if t in _ATTACHED_TYPES or t.endswith("comment") or t in ("haddock", "string_literal"):
         return True  # string_literal: a Julia docstring; haddock: `-- |` in Haskell
-    return t == "unary_operator" and node.text[:1] == b"@"  # Elixir @doc / @spec
+    return t == "unary_operator" and (node.text or b"")[:1] == b"@"  # Elixir @doc / @spec
 
 
-def _span_start(node, lines: Sequence[bytes], def_ranges: frozenset = frozenset()) -> int:
+def _span_start(node: Node, lines: Sequence[bytes], def_ranges: frozenset = frozenset()) -> int:
     """1-based first line: the node, or the adjacent decorators/comments above it."""
     start_row = node.start_point[0]
     sib = node.prev_named_sibling
@@ -322,7 +327,7 @@ def _span_start(node, lines: Sequence[bytes], def_ranges: frozenset = frozenset(
     return start_row + 1
 
 
-def _find_body(d: _Def):
+def _find_body(d: _Def) -> Node | None:
     node = d.name_node.parent
     while node is not None:
         body = node.child_by_field_name("body")
@@ -334,7 +339,7 @@ def _find_body(d: _Def):
     return None
 
 
-def _body_span(body, lines: Sequence[bytes], lang: str) -> tuple[int, int] | None:
+def _body_span(body: Node, lines: Sequence[bytes], lang: str) -> tuple[int, int] | None:
     """1-based inclusive lines of *body* that a skeleton may hide."""
     bs, bcol = body.start_point
     be = _row_end(body) - 1
@@ -366,24 +371,24 @@ def _body_span(body, lines: Sequence[bytes], lang: str) -> tuple[int, int] | Non
     return start + 1, end + 1
 
 
-def _opens_with_bracket(node) -> bool:
+def _opens_with_bracket(node: Node) -> bool:
     first = node.children[0]
     return not first.is_named and first.type in _OPENERS
 
 
-def _leading_docstring_end(body) -> int | None:
+def _leading_docstring_end(body: Node) -> int | None:
     """0-based last row of a Python-style docstring that opens *body*, if any."""
     first = body.named_children[0] if body.named_child_count else None
     if first is not None and first.type == "expression_statement" and first.named_child_count == 1:
-        inner = first.named_children[0]
+        inner: Node | None = first.named_children[0]
     else:
         inner = first
-    if inner is None or inner.type not in ("string", "concatenated_string"):
+    if first is None or inner is None or inner.type not in ("string", "concatenated_string"):
         return None
     return _row_end(first) - 1
 
 
-def _header_node(d: _Def):
+def _header_node(d: _Def) -> Node:
     """The node a signature starts at: the definition, or the defined thing inside a
     decorator/attribute wrapper (`decorated_definition` -> `function_definition`)."""
     child = d.name_node
@@ -399,7 +404,7 @@ def _header_node(d: _Def):
     return child
 
 
-def _signature(d: _Def, kind: str, body_node, lines: Sequence[bytes], offsets: Sequence[int], data: bytes) -> str:
+def _signature(d: _Def, kind: str, body_node: Node | None, lines: Sequence[bytes], offsets: Sequence[int], data: bytes) -> str:
     """The definition's header, whole when it spans lines, without its body."""
     header = _header_node(d)
     start_row = header.start_point[0]

@@ -26,8 +26,7 @@ def estimate_tokens(text: str) -> int:
     return len(_PIECES.findall(text)) + extra
 
 
-Counter = "Callable[[str], int]"
-_counter: Counter = estimate_tokens
+_counter: Callable[[str], int] = estimate_tokens
 _counter_name = "estimate"
 
 
@@ -39,7 +38,7 @@ def counter_name() -> str:
     return _counter_name
 
 
-def use_counter(counter: Counter, name: str) -> None:
+def use_counter(counter: Callable[[str], int], name: str) -> None:
     """Swap the process-wide counter (the eval harness does this for exact BPE counts)."""
     global _counter, _counter_name
     _counter, _counter_name = counter, name

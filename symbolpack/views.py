@@ -95,6 +95,40 @@ def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: di
     return out
 
 
+def render_delta(lines: Sequence[str], segments: Sequence[Segment]) -> list[str]:
+    """A delta's text: shown lines numbered; a run of unchanged lines and of lines
+    that were elided and still are, moved together (one offset from the copy), is
+    one `unchanged` marker: the agent's copy already says which of them it holds
+    and which it was told are elided, so naming every alternation again would
+    cost a marker per symbol of the file. A run of elided lines alone keeps its
+    elided marker (the command that opens it); an elided run without a source
+    (a change the agent did not read) too."""
+    out: list[str] = []
+    i = 0
+    while i < len(segments):
+        seg = segments[i]
+        if seg.kind == "shown":
+            out.extend(numbered(lines, seg.start, seg.end))
+            i += 1
+            continue
+        if seg.source is None:  # elided, changed inside
+            out.append(elided_marker(lines, seg))
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(segments) and segments[j + 1].source is not None and segments[j + 1].kind != "shown" \
+                and segments[j + 1].start == segments[j].end + 1 \
+                and segments[j + 1].source == segments[j].source + segments[j].end - segments[j].start + 1:
+            j += 1
+        run = segments[i:j + 1]
+        if all(r.kind == "elided" for r in run) and len(run) == 1:
+            out.append(elided_marker(lines, seg))
+        else:
+            out.append(unchanged_marker(Segment("unchanged", seg.start, run[-1].end, source=seg.source)))
+        i = j + 1
+    return out
+
+
 # --------------------------------------------------------------------------- segments
 
 def known_ranges(segments: Iterable[Segment]) -> list[tuple[int, int]]:

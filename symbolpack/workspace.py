@@ -10,17 +10,25 @@ from __future__ import annotations
 
 import os
 
+from .errors import StoreError
+from .errors import SymbolpackError as SymbolpackError  # re-exported: its old home
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import TypeVar
+
+    from .settings import Settings
+
+    _P = TypeVar("_P", str, Path)  # a str or a Path, given back as it came
 
 STATE_DIR_NAME = ".symbolpack"
 
 try:  # the built-in sha256 loads in microseconds; hashlib's OpenSSL binding costs
-    from _sha2 import sha256 as _sha256  # ~3 ms per process (3.12+)
+    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # ~3 ms per process (3.12+)
 except ImportError:
     try:
-        from _sha256 import sha256 as _sha256  # 3.10, 3.11
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]  # 3.10, 3.11
     except ImportError:  # pragma: no cover - a build without the built-in modules
         from hashlib import sha256 as _sha256
 
@@ -30,11 +38,7 @@ def sha256_hex(data: bytes) -> str:
     return _sha256(data).hexdigest()
 
 
-class SymbolpackError(Exception):
-    """An error the user caused or can fix; the CLI prints it as one line."""
-
-
-def _path(value: str):
+def _path(value: str) -> Path:
     """A `pathlib.Path`, imported on first use: pathlib (and the urllib.parse and
     ipaddress it pulls in) costs ~4 ms per process, which a read does not pay."""
     from pathlib import Path
@@ -76,7 +80,7 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
     return _path(project_root_dir(start))
 
 
-class StateUnavailable(SymbolpackError, OSError):
+class StateUnavailable(StoreError, OSError):
     """symbolpack's state directory cannot be found or created (an unwritable
     directory, `$SYMBOLPACK_DIR` under a file, no home directory). Raised by
     `state_dir`; the OSError behind it is its `__cause__`. A read must not fail
@@ -84,23 +88,27 @@ class StateUnavailable(SymbolpackError, OSError):
     OSError too, so code that catches OSError around the store keeps working."""
 
 
-def state_dir(root: Path, create: bool = True) -> Path:
+def state_dir(root: Path, create: bool = True, settings: Settings | None = None) -> Path:
     """Where symbolpack keeps the state of the project at *root* (see `state_dir_path`)."""
-    return _path(state_dir_path(root, create))
+    return _path(state_dir_path(root, create, settings))
 
 
-def state_dir_path(root: str | os.PathLike, create: bool = True) -> str:
+def state_dir_path(root: str | os.PathLike, create: bool = True, settings: Settings | None = None) -> str:
     """Where symbolpack keeps the state of the project at *root*, created 0700 with
     a `*` .gitignore when *create*:
 
-    - `$SYMBOLPACK_DIR` when set;
+    - `settings.state_dir` (`$SYMBOLPACK_DIR`, or `state_dir` in pyproject.toml) when set;
     - inside a git repository: `<root>/.symbolpack`;
     - outside any repository: `$XDG_STATE_HOME/symbolpack/<name>-<hash of root>`
       (default `~/.local/state`), so reading `/etc/hostname` never writes `/etc/.symbolpack`.
 
     Raises `StateUnavailable` (never a bare OSError) when it cannot be had."""
     root = os.fspath(root)
-    override = os.environ.get("SYMBOLPACK_DIR")
+    if settings is None:
+        from .settings import load_settings
+
+        settings = load_settings(root)
+    override = settings.state_dir
     try:
         if override:
             path = os.path.realpath(os.path.expanduser(override))
@@ -143,7 +151,7 @@ def _user_state_dir(root: str) -> str:
     return os.path.join(base, "symbolpack", f"{name or 'root'}-{digest}")
 
 
-def ensure_private_dir(path):
+def ensure_private_dir(path: _P) -> _P:
     """Create *path* (and its parents) and make it 0700. Returns *path* as given
     (a str or a Path)."""
     os.makedirs(path, mode=0o700, exist_ok=True)

@@ -32,7 +32,7 @@ def read_json(root: Path, path: str, *extra: str, session: str = "t1") -> dict:
 
 @pytest.fixture
 def repo(make_repo):
-    return make_repo({"src/app.py": "\n".join(py_lines(5, 16)) + "\n", "notes.txt": "a\nb\nc\n"})
+    return make_repo({"src/app.py": "\n".join(py_lines(5, 16)) + "\n", "notes.txt": "a\nb\n"})
 
 
 def all_store_bytes(root: Path) -> bytes:
@@ -47,7 +47,8 @@ def test_read_modes_through_the_cli(repo):
     text = tldrs(repo, "read", "src/app.py", "--session-id", "t1", check=True).stdout
     assert text.startswith("[UNCHANGED] src/app.py")
     drill = read_json(repo, "src/app.py", "--symbol", "f3")
-    assert drill["mode"] == "range" and "def f3(x):" in drill["text"]
+    # the signature and docstring the skeleton showed are not sent again; the body is
+    assert drill["mode"] == "range" and drill["text"].startswith("... 63-64 unchanged\n    65\t    y0 = x + 0\n")
     miss = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--symbol", "f33x")
     assert miss.returncode != 0 and "did you mean" in miss.stderr and "Traceback" not in miss.stderr
     status = json.loads(tldrs(repo, "session", "status", "--session-id", "t1", "--json", check=True).stdout)
@@ -65,7 +66,7 @@ def test_refresh_makes_the_next_read_full(repo):
 
 def test_tiny_file_reread_is_never_costlier_than_the_file(repo):
     read_json(repo, "notes.txt")
-    again = read_json(repo, "notes.txt")  # a marker would cost more than 3 short lines
+    again = read_json(repo, "notes.txt")  # a marker would cost more than 2 short lines
     assert again["mode"] == "full" and again["tokens"] <= again["full_tokens"]
 
 

@@ -57,3 +57,34 @@ def test_code_a_pack_showed_is_what_the_agent_holds_after_a_revert(make_repo):
     again = read_file(ws, root / "auth.py", "s").response
     assert again["mode"] != "unchanged" and "check(user, 3)\n" in again["text"] + "\n"
     assert oracle.apply(again) == [] and oracle.check("auth.py", SRC) == []
+
+
+STORE = (
+    "import os\n\n\n"
+    "class Store:\n"
+    '    """Keys and values.\n\n'
+    + "".join(f"    Rule {i}: what the store promises about case {i}.\n" for i in range(12))
+    + '    """\n\n'
+    "    def get(self, key):\n        return os.environ.get(key)\n\n\n"
+    "def use():\n    store = Store()\n    return store.get('HOME')\n"
+)
+
+
+def test_a_signature_in_a_pack_voids_its_own_line_not_the_docstring_under_it(make_repo):
+    """The agent holds the file; a line is added above a class, and a pack shows the
+    class by its signature only (unnumbered). The agent was shown that one line, not
+    the docstring: a re-read moves the docstring with one marker instead of sending it."""
+    root = make_repo({"store.py": STORE})
+    ws = Workspace(root)
+    oracle = ReadOracle()
+    assert oracle.apply(read_file(ws, root / "store.py", "s", force_full=True).response) == []
+    moved = STORE.replace("import os\n", "import os\nimport sys\n")
+    (root / "store.py").write_text(moved)
+    pack = context_pack(ws, "use", session_id="s")
+    assert "   class Store:" in pack["text"]  # a signature, without its docstring
+    for s in pack["slices"]:
+        if s["code"]:
+            oracle.learn(s["path"], s["lines"][0], s["code"].split("\n"))
+    again = read_file(ws, root / "store.py", "s").response
+    assert oracle.apply(again) == [] and oracle.check("store.py", moved) == []
+    assert again["mode"] == "delta" and "Rule 3" not in again["text"]

@@ -92,7 +92,9 @@ def test_unchanged_reread_is_one_line():
     cur = current(py_lines())
     agent, _ = first_read(cur)
     r = agent.read(cur)
-    assert r["mode"] == "unchanged" and "\n" not in r["text"] and str(len(py_lines())) in r["text"]
+    assert r["mode"] == "unchanged" and r["text"] == "[UNCHANGED] m.py"
+    from symbolpack.tokens import estimate_tokens
+    assert estimate_tokens("[UNCHANGED] src/auth/tokens.py") <= 12  # the issue's budget for the marker
 
 
 def test_a_change_inside_a_body_never_read_is_a_note_not_the_body():
@@ -101,8 +103,7 @@ def test_a_change_inside_a_body_never_read_is_a_note_not_the_body():
     lines[30] = "    y3 = x * 1000"  # inside f1's body, which the skeleton elided
     r = agent.read(current(lines))
     assert r["mode"] == "unchanged"  # every line the agent holds is still right where it is
-    assert r["text"] == ("[UNCHANGED] m.py: as you last read it (98 lines). "
-                         "Changed inside code you have not read (still elided): f1.")
+    assert r["text"] == "[UNCHANGED] m.py. Changed inside code you have not read (still elided): f1."
     lines.insert(35, "    extra = 1")  # now the numbering moves: a delta, still without the body
     r = agent.read(current(lines))
     assert r["mode"] == "delta" and "x * 1000" not in r["text"] and "extra = 1" not in r["text"]
@@ -123,13 +124,56 @@ def test_changed_symbols_come_back_whole_and_the_rest_unchanged_or_elided():
     r = agent.read(current(lines))
     assert r["mode"] == "delta"
     assert r["text"].splitlines()[0].startswith(
-        "[DELTA] m.py changed since you last read it (98 -> 98 lines). Changed/new: f0.")
+        "[DELTA] m.py changed (98 -> 98 lines). Changed/new: f0.")
     shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
-    assert shown == [(1, 25), (98, 98)]  # the changed import and f0; a 1-line blank run costs less than its marker
+    assert shown == [(1, 25)]  # the changed import and f0
     # f1, f2, f3 bodies were never seen and did not change: still elided
     assert [s["symbol"] for s in r["segments"] if s["kind"] == "elided"] == [
         "m.py:python:f1", "m.py:python:f2", "m.py:python:f3"]
+    # ... and in the text, what did not move is one marker, not a marker per body
+    assert r["text"].splitlines()[-2:] == ["    25\t    return x", "... 26-98 unchanged"]
     assert r["tokens"] <= r["full_tokens"]
+
+
+def test_a_small_edit_in_a_long_body_the_agent_holds_is_a_window_not_the_body():
+    lines = py_lines()
+    agent, _ = first_read(current(lines), ReadPolicy(diff_max_hunks=0))  # deltas only
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))  # now it holds every line
+    lines = py_lines()
+    lines[14] = "    y10 = x * 10"  # one line in the middle of f0's 20-line body
+    r = agent.read(current(lines))
+    assert r["mode"] == "delta"
+    shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
+    # f0's header (with the 2 lines above it: cheaper shown than as a marker), and the
+    # change with 2 lines each side
+    assert shown == [(1, 3), (13, 17)]
+    assert r["text"].splitlines()[3:6] == ["     3\tdef f0(x):", "... 4-12 unchanged", "    13\t    y8 = x + 8"]
+    assert r["text"].splitlines()[-2:] == ["    17\t    y12 = x + 12", "... 18-98 unchanged"]
+    assert "Changed/new: f0." in r["text"].splitlines()[0]
+    assert agent.read(current(lines))["mode"] == "unchanged"  # the window and the markers left it whole
+
+
+def test_a_window_keeps_the_lines_the_agent_was_told_are_elided_elided():
+    lines = py_lines()
+    agent, _ = first_read(current(lines))
+    lines = py_lines()
+    lines[2] = "def f0(x, y=1):"  # the signature the agent saw changes; f0's body stays as it was
+    r = agent.read(current(lines))
+    assert r["mode"] == "delta" and "y10 = x + 10" not in r["text"]
+    assert r["segments"][:2] == [{"kind": "shown", "start": 1, "end": 4},
+                                 {"kind": "elided", "start": 5, "end": 25, "symbol": "m.py:python:f0"}]
+    # in the text, f0's body is part of one marker: the agent's copy says it is elided
+    assert r["text"].splitlines()[1:] == ["     1\timport os", "     2\t", "     3\tdef f0(x, y=1):",
+                                         '     4\t    """Doc 0."""', "... 5-98 unchanged"]
+
+
+def test_only_the_first_skeleton_of_a_session_explains_the_markers():
+    agent, first = first_read(current(py_lines()))
+    assert "hides lines A-B" in first["text"].splitlines()[0]
+    out = decide(ReadRequest("n.py", told=("skeleton",)), current(py_lines(5)), AgentCopy(), lambda sha: None,
+                 ReadPolicy())
+    assert out.response["mode"] == "skeleton"
+    assert out.response["text"].splitlines()[0] == f"[SKELETON] n.py: {len(py_lines(5))} lines."
 
 
 def test_delta_names_removed_symbols():

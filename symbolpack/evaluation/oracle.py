@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Literal, Mapping, Sequence, TypeGuard
 
 SEGMENTED_MODES = ("full", "skeleton", "delta", "range")
 SEGMENT_KINDS = ("shown", "elided", "unchanged")
@@ -120,7 +120,7 @@ def _numbered(line: str) -> tuple[int, str] | None:
     return number, match.group(2)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return type(value) is int
 
 
@@ -253,7 +253,7 @@ class ReadOracle:
         total = response.get("total_lines")
         if mode not in (*SEGMENTED_MODES, "unchanged", "diff"):
             problems.append(f"{path}: unknown mode {mode!r}")
-            scope: tuple[int, int] | None | bool = False
+            scope: tuple[int, int] | None | Literal[False] = False
         elif not _is_int(total) or total < 0:
             problems.append(f"{path}: bad total_lines {total!r}")
             scope = False
@@ -262,7 +262,7 @@ class ReadOracle:
         if mode == "diff" and scope not in (None, False):
             problems.append(f"{path}: mode diff with a range scope {response.get('scope')!r}")
             scope = False
-        if scope is False:  # uninterpretable: the copy stays, unvouched
+        if scope is False or not _is_int(total):  # uninterpretable: the copy stays, unvouched
             if copy is not None:
                 copy.sha = None
             return problems
@@ -281,7 +281,7 @@ class ReadOracle:
         return problems
 
     @staticmethod
-    def _scope(path: str, scope: Any, total: int, problems: list[str]) -> tuple[int, int] | None | bool:
+    def _scope(path: str, scope: Any, total: int, problems: list[str]) -> tuple[int, int] | None | Literal[False]:
         """(start, end) for a range, None for the whole file, False when malformed."""
         if scope is None:
             return None
@@ -321,7 +321,7 @@ class ReadOracle:
                         new[n] = (text_lines[n], sha)
                     else:
                         problems.append(f"{path}: line {n} of a shown segment is missing from text")
-                elif seg.kind == "unchanged":
+                elif seg.kind == "unchanged" and seg.source is not None:  # always, for unchanged
                     source = seg.source + n - seg.start
                     had = copy.text(source)  # the copy as it was before this answer
                     if had is None:

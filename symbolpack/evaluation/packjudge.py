@@ -20,7 +20,7 @@ from .oracle import ReadOracle, split_lines
 def load_pack_function(name: str, *args: Any, **kwargs: Any) -> tuple[Callable | None, str]:
     """`symbolpack.context.<name>` if it exists and accepts (*args, **kwargs); else (None, why not)."""
     try:
-        from .. import context as module  # type: ignore[attr-defined]
+        from .. import context as module
     except ImportError:
         return None, "symbolpack.context is not there (yet)"
     fn = getattr(module, name, None)

@@ -22,6 +22,7 @@ line is visible" check stand apart from what they judge.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import random
 import re
@@ -34,7 +35,7 @@ from typing import Callable, Mapping
 
 from ..tokens import count_tokens
 from ..views import unified_diff
-from ..workspace import SymbolpackError
+from ..errors import GitError, NotFound, UsageError
 from .harness import ChangedLines, EvalSession, PackJudge, isolated_state, load_pack_function, native_cost, summarize
 from .oracle import split_lines
 
@@ -49,14 +50,14 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     env = {**os.environ, "GIT_LFS_SKIP_SMUDGE": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     proc = subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=cwd, env=env, capture_output=True)
     if check and proc.returncode != 0:
-        raise SymbolpackError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
+        raise GitError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
     return proc.stdout.decode("utf-8", errors="surrogateescape")
 
 
 def git_ok(cwd: Path, *args: str) -> bool:
     try:
         git(cwd, *args)
-    except SymbolpackError:
+    except GitError:
         return False
     return True
 
@@ -65,8 +66,8 @@ def first_parent_commits(repo: Path, end: str, count: int) -> list[str]:
     """The last *count* first-parent commits up to *end* that have a parent, oldest first."""
     try:
         tip = git(repo, "rev-parse", "--verify", "--quiet", f"{end}^{{commit}}").strip()
-    except SymbolpackError:
-        raise SymbolpackError(f"{end!r} is not a commit in {repo}") from None
+    except GitError:
+        raise NotFound(f"{end!r} is not a commit in {repo}") from None
     chain = git(repo, "rev-list", "--first-parent", f"--max-count={count + 1}", tip).split()
     chain.reverse()
     with_parent = chain[1:] if len(chain) == count + 1 else chain
@@ -229,20 +230,20 @@ def replay(repo: Path, commits: int = 20, end: str = "HEAD", seed: int = 0, engi
     """
     repo = Path(repo).resolve()
     if not (repo / ".git").exists() and git(repo, "rev-parse", "--is-bare-repository", check=False).strip() != "true":
-        raise SymbolpackError(f"{repo} is not a git repository")
+        raise GitError(f"{repo} is not a git repository")
     if commits < 1:
-        raise SymbolpackError("--commits must be at least 1")
+        raise UsageError("--commits must be at least 1")
     started = time.perf_counter()
     chain = first_parent_commits(repo, end, commits)
     if not chain:
-        raise SymbolpackError(f"{end} has no commit with a parent to replay")
+        raise NotFound(f"{end} has no commit with a parent to replay")
     rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(prefix="symbolpack-eval-replay-") as tmp, isolated_state():
+    with tempfile.TemporaryDirectory(prefix="symbolpack-eval-replay-") as tmp, isolated_state() as settings:
         clone = Path(tmp) / "clone"
         git(Path(tmp), "clone", "-q", "--shared", "--no-checkout", str(repo), str(clone))
         git(clone, "config", "core.autocrlf", "false")
         git(clone, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", f"{chain[0]}^1")
-        session = EvalSession(clone, session_id="replay", engine=engine)
+        session = EvalSession(clone, session_id="replay", engine=engine, settings=settings)
         session.edited_files = 0
         fn, why = _diff_context_fn(session, diff_context)
         judges = {True: PackJudge(delta=True, read_oracle=session.oracle), False: PackJudge(delta=False)}
@@ -262,7 +263,7 @@ def replay(repo: Path, commits: int = 20, end: str = "HEAD", seed: int = 0, engi
                     git(clone, "-c", "advice.detachedHead=false", "checkout", "-q", "-f", "--detach", commit)
                 elif fn is not None:
                     run_diff_context_step(session, fn, "HEAD", diff_context_changes(clone, parent, commit), judges,
-                                          lambda p, _parent=parent: _show(clone, _parent, p))
+                                          functools.partial(_show, clone, parent))
                 git(clone, "reset", "-q", "--soft", commit)
             if progress:
                 progress(len(chain), len(chain), "done")

@@ -501,8 +501,8 @@ def run_context_step(session: EvalSession, fn: Callable, entry: str) -> None:
     latency = (time.perf_counter() - started) * 1000
     failures = judge.apply(pack, session.file_lines)
     native = reference = 0
-    paths = sorted({s.get("path") for s in (pack.get("slices") or []) if isinstance(s, dict)} - {None}) \
-        if isinstance(pack, dict) else []
+    slices = (pack.get("slices") or []) if isinstance(pack, dict) else []
+    paths = sorted({p for s in slices if isinstance(s, dict) and isinstance(p := s.get("path"), str)})
     for path in paths:
         lines = session.file_lines(path)
         if lines is not None:
@@ -511,7 +511,7 @@ def run_context_step(session: EvalSession, fn: Callable, entry: str) -> None:
     session.record_pack("context", pack, latency, failures, native, reference, len(judge.summarized))
 
 
-def scripted_turns(root: Path) -> list[tuple[str, Callable[[EvalSession], None]]]:
+def scripted_turns(root: Path) -> list[tuple[str, Callable[[EvalSession], object]]]:
     """The scripted session: (label, action) in order."""
 
     def edit_then_rerequest(s: EvalSession) -> None:
@@ -553,9 +553,9 @@ def run_scenario(engine=None) -> dict:
     Uses whatever token counter is selected (see `harness.selected_counter`).
     """
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="symbolpack-eval-sample-") as tmp, isolated_state():
+    with tempfile.TemporaryDirectory(prefix="symbolpack-eval-sample-") as tmp, isolated_state() as settings:
         root = build_sample_repo(Path(tmp) / "sample")
-        session = EvalSession(root, session_id="scenario", engine=engine)
+        session = EvalSession(root, session_id="scenario", engine=engine, settings=settings)
         labels = []
         try:
             for label, action in scripted_turns(root):

@@ -73,7 +73,7 @@ def _costed_read(r: ReadRecord) -> _Costed:
                    reference_charged)
 
 
-def _ratio(a: int, b: int) -> float:
+def _ratio(a: float, b: float) -> float:
     return round(a / b, 4) if b else 0.0
 
 
@@ -110,7 +110,7 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
                for p in session.packs if p.kind == CONTEXT]
     totals = {"native": sum(c.native for c in costed), "reference": sum(c.reference for c in costed),
               "symbolpack": sum(c.symbolpack for c in costed)}
-    by_category = {}
+    by_category: dict[str, dict[str, Any]] = {}
     for cat in (*CATEGORIES, CONTEXT):
         cs = [c for c in costed if c.category == cat]
         if cat == CONTEXT and not cs:
@@ -127,7 +127,7 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
     for label in turns:
         rs = [r for r in records if r.turn == label]
         cs = [c for c in costed if c.turn == label]
-        row = {"label": label, "reads": len(rs), "context_packs": sum(c.category == CONTEXT for c in cs),
+        row: dict[str, Any] = {"label": label, "reads": len(rs), "context_packs": sum(c.category == CONTEXT for c in cs),
                "native": sum(c.native for c in cs), "reference": sum(c.reference for c in cs),
                "symbolpack": sum(c.symbolpack for c in cs),
                "unchanged": sum(r.mode == "unchanged" for r in rs),
@@ -160,7 +160,7 @@ def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
         entry["p50_ms"], entry["p95_ms"] = percentile(lat, 50), percentile(lat, 95)
     savings = _savings(totals["symbolpack"], totals["native"])
     reference_savings = _savings(totals["reference"], totals["native"])
-    by_kind = {}
+    by_kind: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
         cs = [c for c in costed if c.category == (CONTEXT if kind == PACKS else kind)]
         by_kind[kind] = {"calls": len(cs), "native": sum(c.native for c in cs),

@@ -158,7 +158,7 @@ def hook(name: str, payload, home: str) -> dict:
             return {}
         path = os_path(args.get("path"), project_dir())
         session_id = current_session(home) if path and os.path.isfile(path) else None
-        reason = judge_write(path, session_id, "file_edit", args) if session_id else None
+        reason = judge_write(path, session_id, "file_edit", args) if session_id and path else None
         return {"block": True, "message": reason} if reason else {}
     if name == "pre_file_write":
         if payload.get("tool_name") != "write_file":
@@ -166,7 +166,7 @@ def hook(name: str, payload, home: str) -> dict:
         path = os_path(payload.get("path"), os.getcwd())  # write_file: relative to Chibi's cwd
         session_id = current_session(home) if path and os.path.isfile(path) else None
         reason = judge_write(path, session_id, "write_file", {"content": payload.get("content")}) \
-            if session_id else None
+            if session_id and path else None
         return {"denied": True, "reason": reason} if reason else {}
     if name == "post_tool":
         tool = payload.get("tool_name")
@@ -176,7 +176,7 @@ def hook(name: str, payload, home: str) -> dict:
             args = payload["arguments"]
             path = os_path(args.get("path"), os.getcwd() if tool == "write_file" else project_dir())
             session_id = current_session(home) if path else None
-            if session_id:
+            if session_id and path:
                 carry_write(path, session_id, tool, args, payload.get("result"))
         return {}
     return {}
@@ -192,7 +192,9 @@ def run_hook(name: str, stdin_text: str, home: str) -> str:
     try:
         out = hook(name, payload, home)
     except Exception as exc:  # a hook never breaks the tool call or the turn
-        if os.environ.get("SYMBOLPACK_DEBUG") == "1":
+        from ..settings import load_settings
+
+        if load_settings().debug:
             import traceback
 
             traceback.print_exc()
@@ -204,6 +206,9 @@ def run_hook(name: str, stdin_text: str, home: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """`tldrs chibi plugin [--home DIR] [--schema]`: what Chibi runs (see the launcher)."""
+    from ..log import configure
+
+    configure(prefix="symbolpack (chibi)")  # warnings: one `symbolpack (chibi): warning: ...` line
     argv = list(sys.argv[1:] if argv is None else argv)
     home = None
     if "--home" in argv:

@@ -90,7 +90,7 @@ def judge_write(path: str, session_id: str, tool: str, args: dict) -> str | None
 
     ws = workspace_for(path)
     try:
-        source = load_source(Path(path), ws.root)
+        source = load_source(Path(path), ws.root, ws.settings.sensitive)
         if source.passthrough:
             return None
         store = ws.store_or_none()
@@ -194,7 +194,7 @@ def carry_write(path: str, session_id: str, tool: str, args: dict, result) -> No
     ws = workspace_for(path)
     try:
         try:
-            source = load_source(Path(path), ws.root)
+            source = load_source(Path(path), ws.root, ws.settings.sensitive)
         except Exception:
             source = None
         store = ws.store_or_none()

@@ -129,10 +129,10 @@ def install(home: str | None = None, dry_run: bool = False, tldrs: str | None = 
         _write(plugins / name, wanted[name], 0o755)
     for name in stale:
         (plugins / name).unlink()
-    record = {"v": 1, "created": created, "backups": backups,
-              "files": sorted(n for n in wanted if _is_ours(plugins / n))}
+    files = sorted(n for n in wanted if _is_ours(plugins / n))
+    record = {"v": 1, "created": created, "backups": backups, "files": files}
     _write(plugins / MANIFEST, (json.dumps(record, indent=1) + "\n").encode(), 0o600)
-    langs = sum(1 for n in record["files"] if n.startswith("lang_"))
+    langs = sum(1 for n in files if n.startswith("lang_"))
     _say(out, f"installed for chibi in {plugins}: the {PLUGIN_NAME} plugin (tools and hooks) and {langs} "
               f"language plugins. Chibi loads them at its next start; check with: tldrs doctor")
     return 0

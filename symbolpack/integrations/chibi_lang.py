@@ -160,6 +160,7 @@ class _BatchIndex:
 
     def __init__(self, index):
         self.index = index
+        self.settings = index.settings
         self.memo: dict[tuple[str, str | None, bytes], object] = {}
 
     def symbols_for_bytes(self, rel: str, data: bytes, lang: str | None = None):
@@ -211,7 +212,7 @@ def extract(language: str, files: list[tuple[str, str]]) -> tuple[dict, list[dic
         lang = language_for_path(path)
         if lang is None and has_query(fallback):
             lang = fallback  # no extension to go by: the plugin's own language
-        batch[path] = (data, None if is_sensitive(path) else lang)
+        batch[path] = (data, None if is_sensitive(path, index.settings.sensitive) else lang)
     graph = CallGraph(index, _snapshot({p: d for p, (d, _) in batch.items()}))
     symbols: list[dict] = []
     refs: list[dict] = []
@@ -267,7 +268,9 @@ def run(language: str, raw: bytes) -> tuple[int, dict]:
                        "errors": errors, **out}
         return 0, out
     except Exception as exc:
-        if os.environ.get("SYMBOLPACK_DEBUG") == "1":
+        from ..settings import load_settings
+
+        if load_settings().debug:
             import traceback
 
             traceback.print_exc()

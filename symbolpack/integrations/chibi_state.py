@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 
 _SAFE_CONTEXT = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -190,6 +189,8 @@ def forget_context(home: str, context: str) -> None:
 
 def log(message: str) -> None:
     try:
-        print(f"symbolpack (chibi): {message}", file=sys.stderr)
+        from ..log import warning
+
+        warning(message)
     except Exception:
         pass

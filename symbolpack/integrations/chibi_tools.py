@@ -51,13 +51,13 @@ class ToolAnswer:
 
 def _int(value, name: str) -> int | None:
     from .edits import int_arg
-    from ..workspace import SymbolpackError
+    from ..errors import UsageError
 
     if value is None:
         return None
     n = int_arg(value)
     if n is None:
-        raise SymbolpackError(f"{name} must be an integer, not {value!r}")
+        raise UsageError(f"{name} must be an integer, not {value!r}")
     return n
 
 
@@ -68,14 +68,14 @@ def _inside(path: str, root: str) -> bool:
 
 def tool_read(args: dict, home: str) -> ToolAnswer:
     from ..operations import read_file
-    from ..workspace import SymbolpackError
+    from ..errors import UsageError
 
     root = project_dir()
     path = os_path(args.get("path"), root)
     if path is None:
-        raise SymbolpackError("path must be a file path (vfs:// paths: use file_head/file_lines)")
+        raise UsageError("path must be a file path (vfs:// paths: use file_head/file_lines)")
     if not _inside(path, root):  # Chibi asks permission for those (pre_file_read); a plugin cannot
-        raise SymbolpackError(f"{args.get('path')} is outside the project ({root}); use Chibi's file tools")
+        raise UsageError(f"{args.get('path')} is outside the project ({root}); use Chibi's file tools")
     session_id = current_session(home)
     ws = workspace_for(path)
     result = read_file(ws, path, session_id, offset=_int(args.get("offset"), "offset"),
@@ -110,11 +110,11 @@ def _project_workspace():
 
 def tool_context(args: dict, home: str) -> ToolAnswer:
     from ..context import DEFAULT_BUDGET, context_pack
-    from ..workspace import SymbolpackError
+    from ..errors import UsageError
 
     entry = args.get("entry")
     if not isinstance(entry, str) or not entry:
-        raise SymbolpackError("entry is required: a symbol name, Class.method or path:name")
+        raise UsageError("entry is required: a symbol name, Class.method or path:name")
     session_id = current_session(home)
     ws = _project_workspace()
     depth = _int(args.get("depth"), "depth")
@@ -131,8 +131,9 @@ def tool_diff_context(args: dict, home: str) -> ToolAnswer:
     no_delta = args.get("no_delta") is True
     session_id = None if no_delta else current_session(home)
     ws = _project_workspace()
-    base = args.get("base") if isinstance(args.get("base"), str) and args.get("base") else "HEAD"
-    head = args.get("head") if isinstance(args.get("head"), str) and args.get("head") else None
+    raw_base, raw_head = args.get("base"), args.get("head")
+    base = raw_base if isinstance(raw_base, str) and raw_base else "HEAD"
+    head = raw_head if isinstance(raw_head, str) and raw_head else None
     budget = _int(args.get("budget"), "budget")
     result = diff_context(ws, base=base, head=head, session_id=session_id, delta=session_id is not None,
                           budget=DEFAULT_BUDGET if budget is None else budget, confirm=False)
@@ -145,19 +146,19 @@ _DIRECT_ARG = {TOOL_READ: "path", TOOL_CONTEXT: "entry", TOOL_DIFF: "base"}
 
 def run_tool(name: str, stdin_text: str, home: str, out) -> int:
     """One tool call: the answer on *out*, flushed, then committed. Always exit 0."""
-    from ..workspace import SymbolpackError
+    from ..errors import SymbolpackError, UsageError
 
     handler = TOOLS.get(name)
     answer = None
     try:
         if handler is None:
-            raise SymbolpackError(f"unknown tool {name!r} (this plugin has {', '.join(OUR_TOOLS)})")
+            raise UsageError(f"unknown tool {name!r} (this plugin has {', '.join(OUR_TOOLS)})")
         try:
             args = json.loads(stdin_text) if stdin_text.strip() else {}
         except ValueError:
-            raise SymbolpackError("the arguments are not JSON") from None
+            raise UsageError("the arguments are not JSON") from None
         if not isinstance(args, dict):
-            raise SymbolpackError("the arguments are not a JSON object")
+            raise UsageError("the arguments are not a JSON object")
         if isinstance(args.get("args"), list):  # `chibi -p symbolpack_read "src/a.py"`
             words = [a for a in args["args"] if isinstance(a, str)]
             args = {_DIRECT_ARG[name]: words[0]} if words else {}
@@ -166,7 +167,9 @@ def run_tool(name: str, stdin_text: str, home: str, out) -> int:
     except SymbolpackError as exc:
         text = f"Error: {exc}"
     except Exception as exc:  # a tool never dies with a traceback
-        if os.environ.get("SYMBOLPACK_DEBUG") == "1":
+        from ..settings import load_settings
+
+        if load_settings().debug:
             import traceback
 
             traceback.print_exc()
@@ -191,7 +194,7 @@ def run_tool(name: str, stdin_text: str, home: str, out) -> int:
 
 # --------------------------------------------------------------------------- delivery check
 
-def _call_key(name: str, args) -> str | None:
+def _call_key(name: object, args: object) -> str | None:
     from ..workspace import sha256_hex
 
     proc = chibi_process()

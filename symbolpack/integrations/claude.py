@@ -49,6 +49,12 @@ stderr. Imports are lazy: an unchanged re-read pays for the read path only.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from ..protocol import HookOutput
+
 import json
 import os
 import re
@@ -167,12 +173,12 @@ def _count_lines(data: bytes) -> int:
 
 # --------------------------------------------------------------------------- outputs
 
-def _pre_tool(decision: str, reason: str) -> dict:
+def _pre_tool(decision: Literal["allow", "deny", "ask"], reason: str) -> HookOutput:
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
                                    "permissionDecisionReason": reason}}
 
 
-def _post_tool(context: str) -> dict:
+def _post_tool(context: str) -> HookOutput:
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": context}}
 
 
@@ -257,7 +263,7 @@ def record_native_read(store, session, source, offset, limit) -> str | None:
     total = len(lines)
     copy = session.copy(source.rel)
     first, count = native_scope(total, offset, limit)
-    if first is None:
+    if first is None or count is None:  # both None, or neither
         start, end = 1, total
         new_copy = copy.replaced(total, source.sha256, [True] * (total + 1))
         pending = (1, max(total, copy.extent(), 1))
@@ -278,7 +284,7 @@ def record_native_read(store, session, source, offset, limit) -> str | None:
 
 # --------------------------------------------------------------------------- hooks
 
-def pre_read(payload, after: list) -> dict | None:
+def pre_read(payload: Any, after: list) -> HookOutput | None:
     """PreToolUse(Read): pass the first read through and record it; answer re-reads."""
     req = parse_request(payload, READ_TOOLS)
     if req is None or req.path.lower().endswith(NATIVE_ONLY_SUFFIXES):
@@ -301,7 +307,7 @@ def pre_read(payload, after: list) -> dict | None:
 
             from ..sources import load_source
 
-            source = load_source(Path(req.path), ws.root)
+            source = load_source(Path(req.path), ws.root, ws.settings.sensitive)
             if source.passthrough:
                 return None
             with store.session(req.session_id) as session:
@@ -337,7 +343,7 @@ def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def pre_edit(payload, after: list) -> dict | None:
+def pre_edit(payload: Any, after: list) -> HookOutput | None:
     """PreToolUse(Edit|MultiEdit|Write): the stale-read guard."""
     req = parse_request(payload, EDIT_TOOLS)
     if req is None or not os.path.isfile(req.path):
@@ -348,7 +354,7 @@ def pre_edit(payload, after: list) -> dict | None:
 
     ws = _workspace(req.root)
     try:
-        source = load_source(Path(req.path), ws.root)
+        source = load_source(Path(req.path), ws.root, ws.settings.sensitive)
         if source.passthrough:
             return None
         store = ws.store_or_none()
@@ -410,7 +416,7 @@ def _unseen_reason(rel: str, tool: str, unseen: tuple[int, int], symbols) -> str
             f"(Read {rel} with offset={a} and limit={b - a + 1}), then redo the {tool}.")
 
 
-def post_edit(payload, after: list) -> dict | None:
+def post_edit(payload: Any, after: list) -> HookOutput | None:
     """PostToolUse(Edit|Write|MultiEdit|NotebookEdit): carry the copy through the edit."""
     req = parse_request(payload, POST_EDIT_TOOLS)
     if req is None:
@@ -423,7 +429,7 @@ def post_edit(payload, after: list) -> dict | None:
     ws = _workspace(req.root)
     try:
         try:
-            source = load_source(Path(req.path), ws.root)
+            source = load_source(Path(req.path), ws.root, ws.settings.sensitive)
         except Exception:
             source = None
         rel = source.rel if source is not None else _rel(os.path.realpath(req.path), str(ws.root))
@@ -475,7 +481,7 @@ def _blind_warning(rel: str, blind) -> str:
             f"{'; '.join(parts)}. Read those lines to check the result before relying on it.")
 
 
-def session_start(payload, after: list) -> dict | None:
+def session_start(payload: Any, after: list) -> HookOutput | None:
     """SessionStart(compact|clear): the agent lost its context; forget what it saw."""
     if not isinstance(payload, dict):
         return None
@@ -528,7 +534,9 @@ def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
         out = handler(payload, pending)
         text = json.dumps(out, ensure_ascii=False) if out else ""
     except Exception as exc:  # a hook never breaks the tool call
-        if os.environ.get("SYMBOLPACK_DEBUG") == "1":
+        from ..settings import load_settings
+
+        if load_settings().debug:
             import traceback
 
             traceback.print_exc()
@@ -550,13 +558,19 @@ def _run_all(callbacks) -> None:
 
 
 def _log(message: str) -> None:
+    """A hook's own trouble: one `symbolpack hook: warning: ...` line on stderr."""
     try:
-        print(f"symbolpack hook: {message}", file=sys.stderr)
+        from ..log import warning
+
+        warning(message)
     except Exception:
         pass
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..log import configure
+
+    configure(prefix="symbolpack hook")  # warnings: one `symbolpack hook: warning: ...` line on stderr
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
         _log(f"usage: tldrs hook {{{','.join(HOOKS)}}} < payload.json")

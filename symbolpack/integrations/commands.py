@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except Exception as exc:
-        from ..workspace import SymbolpackError
+        from ..errors import SymbolpackError
 
         if not isinstance(exc, SymbolpackError):
             raise

@@ -17,6 +17,10 @@ pays for what it uses).
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # --------------------------------------------------------------------------- tool arguments
 
@@ -83,7 +87,8 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool = False) -> str 
     return text.replace(old, new) if replace_all else text.replace(old, new, 1)
 
 
-def edits_of(tool: str, tool_input: dict) -> list[tuple[str, str, bool]] | None:
+def edits_of(tool: str, tool_input: dict) -> list[tuple[Any, Any, bool]] | None:
+    """(old, new, replace_all) of each edit, as the tool input gives them (not checked here)."""
     if tool == "Edit":
         return [(tool_input.get("old_string"), tool_input.get("new_string"), bool(tool_input.get("replace_all")))]
     if tool == "MultiEdit":

@@ -37,9 +37,11 @@ import re
 import shlex
 import shutil
 import sys
+from typing import Any
 from pathlib import Path
 
-from ..workspace import SymbolpackError, atomic_write, project_root
+from ..errors import SymbolpackError, UsageError
+from ..workspace import atomic_write, project_root
 
 SERVER_NAME = "symbolpack"
 BACKUP_SUFFIX = ".symbolpack.bak"
@@ -55,7 +57,9 @@ _OUR_HOOK = re.compile(r"\bhook\s+(claude-[a-z-]+)\s*$|symbolpack\.integrations\
 
 def tldrs_command() -> str:
     """The command prefix to write into settings."""
-    override = os.environ.get("SYMBOLPACK_TLDRS")
+    from ..settings import load_settings
+
+    override = load_settings().tldrs
     if override:
         return override
     script = Path(sys.executable).parent / ("tldrs.exe" if os.name == "nt" else "tldrs")
@@ -166,7 +170,7 @@ class ClaudeSettings(_JsonAgent):
                     kept.append(group)
                     continue
                 removed = True
-                if len(mine) < len(entries):
+                if isinstance(entries, list) and len(mine) < len(entries):
                     kept.append({**group, "hooks": [h for h in entries if h not in mine]})
             if kept or len(kept) == len(groups):
                 hooks[event] = kept
@@ -349,7 +353,7 @@ def settings_path(agent: str, global_: bool, root: Path | None = None) -> Path:
         return base / ".codex" / "config.toml"
     if agent == "gemini":
         return base / ".gemini" / "settings.json"
-    raise SymbolpackError(f"unknown agent {agent!r}: use claude, codex or gemini")
+    raise UsageError(f"unknown agent {agent!r}: use claude, codex or gemini")
 
 
 def adapter_for(agent: str, path: Path):
@@ -445,6 +449,7 @@ def uninstall(agent: str, global_: bool = False, dry_run: bool = False, root: Pa
         backup.unlink()
         _say(out, f"restored {path} from {backup.name} (byte for byte) and removed the backup")
     else:
+        assert new is not None  # only a restore can leave no text
         _write_atomic(backup, old.encode("utf-8"), like=path)
         _write_atomic(path, new.encode("utf-8"), like=path)
         _say(out, f"removed symbolpack's entries from {path} (it was edited since install; "
@@ -514,7 +519,8 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None) -> int:
     for agent in ("claude", "codex", "gemini"):
         for global_ in (False, True):
             path = settings_path(agent, global_, root)
-            entry = {"agent": agent, "scope": "global" if global_ else "project", "path": str(path)}
+            entry: dict[str, Any] = {"agent": agent, "scope": "global" if global_ else "project",
+                                     "path": str(path)}
             try:
                 text = _read_text(path)
                 entry["exists"] = text is not None

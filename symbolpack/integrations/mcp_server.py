@@ -41,6 +41,12 @@ import sys
 import uuid
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from ..settings import Settings
+
 INSTRUCTIONS = """\
 symbolpack reads code for you without wasting context and never shows you stale code.
 Use read_file instead of a plain file read. What comes back:
@@ -170,22 +176,33 @@ def _run(commit) -> None:
     try:
         commit()
     except Exception as exc:  # an uncommitted intent only means "unsure"
-        print(f"symbolpack: warning: could not confirm a delivered answer ({exc})", file=sys.stderr)
+        from ..log import warning
+
+        warning(f"could not confirm a delivered answer ({exc})")
 
 
-def quiet_logging() -> str:
-    """The SDK logs every request at INFO on stderr; keep only warnings unless
-    SYMBOLPACK_LOG=debug. Returns the level for FastMCP's own set-up."""
+def quiet_logging(settings: Settings | None = None) -> Literal["DEBUG", "WARNING"]:
+    """The SDK logs every request at INFO on stderr; keep only warnings unless the
+    `log` setting is debug (`SYMBOLPACK_LOG=debug`). Returns the level for FastMCP's
+    own set-up."""
     import logging
 
-    level = "DEBUG" if os.environ.get("SYMBOLPACK_LOG", "").lower() == "debug" else "WARNING"
+    from ..log import configure
+    from ..settings import load_settings
+
+    settings = settings if settings is not None else load_settings()
+    level: Literal["DEBUG", "WARNING"] = "DEBUG" if settings.log == "debug" else "WARNING"
     for name in ("mcp", "FastMCP"):
         logging.getLogger(name).setLevel(level)
+    configure(settings.log)
     return level
 
 
-def build_server(root: Path | None = None, session_id: str | None = None):
-    """A FastMCP server over one workspace. *session_id*: the connection's default."""
+def build_server(root: Path | None = None, session_id: str | None = None, settings: Settings | None = None):
+    """A FastMCP server over one workspace. *session_id*: the connection's default;
+    *settings*: the project's (default: the environment over its pyproject.toml).
+    A tool's `SymbolpackError` (or any exception) becomes the SDK's tool error:
+    `isError` and the one-line message."""
     from mcp.server.fastmcp import FastMCP
 
     import anyio
@@ -193,13 +210,16 @@ def build_server(root: Path | None = None, session_id: str | None = None):
     from .. import operations
     from ..engine import Engine
     from ..session_id import validate_session_id
+    from ..settings import load_settings
     from ..workspace import project_root_dir
 
-    engine = Engine(project_root_dir(root) if root else None)
+    project = project_root_dir(root) if root else project_root_dir()
+    settings = settings if settings is not None else load_settings(project)
+    engine = Engine(project, settings)
     ws = engine.ws
     connection_session = validate_session_id(session_id) if session_id else default_session_id()
-    server = FastMCP("symbolpack", instructions=INSTRUCTIONS, log_level=quiet_logging())
-    quiet_logging()  # again: FastMCP's set-up may have touched the loggers
+    server = FastMCP("symbolpack", instructions=INSTRUCTIONS, log_level=quiet_logging(settings))
+    quiet_logging(settings)  # again: FastMCP's set-up may have touched the loggers
     deliveries = Deliveries()
 
     def request_id() -> str | None:
@@ -244,8 +264,8 @@ def build_server(root: Path | None = None, session_id: str | None = None):
     async def diff_context(base: str = "HEAD", budget: int | None = None, no_delta: bool = False,
                            session_id: str | None = None) -> str:
         context_mod = _context_module()
-        kwargs = {"base": base, "session_id": None if no_delta else sid(session_id), "delta": not no_delta,
-                  "confirm": False}
+        kwargs: dict[str, Any] = {"base": base, "session_id": None if no_delta else sid(session_id),
+                                  "delta": not no_delta, "confirm": False}
         if budget is not None:
             kwargs["budget"] = budget
         return _text_of(await work(lambda ws: context_mod.diff_context(ws, **kwargs)))
@@ -265,10 +285,10 @@ def build_server(root: Path | None = None, session_id: str | None = None):
         session = sid(session_id)
         return await work(lambda ws: json.dumps(operations.status(ws, session), indent=1))
 
-    server.symbolpack_engine = engine  # for tests and shutdown
-    server.symbolpack_workspace = ws
-    server.symbolpack_session_id = connection_session
-    server.symbolpack_deliveries = deliveries
+    server.symbolpack_engine = engine  # type: ignore[attr-defined]  # for tests and shutdown
+    server.symbolpack_workspace = ws  # type: ignore[attr-defined]
+    server.symbolpack_session_id = connection_session  # type: ignore[attr-defined]
+    server.symbolpack_deliveries = deliveries  # type: ignore[attr-defined]
     return server
 
 
@@ -283,10 +303,11 @@ def _text_of(result) -> str:
 
 
 def _search(ws, query: str, limit: int) -> str:
+    from ..errors import UsageError
     from ..lookup import GOOD_SCORE, no_match_message, rank
 
     if limit < 1:
-        raise ValueError("limit must be at least 1")
+        raise UsageError("limit must be at least 1")
     symbols = ws.all_symbols(ws.root)
     matches = rank(query, symbols, limit=limit)
     good = [m for m in matches if m.score >= GOOD_SCORE]

@@ -72,7 +72,7 @@ class GoResolver(Resolver):
                 if p.endswith(".go") and (include_tests or not p.endswith("_test.go"))]
 
     def _go_package_members(self, path: str, name: str, include_tests: bool) -> list[SymbolSlice]:
-        out = []
+        out: list[SymbolSlice] = []
         for p in self._go_package_files(path, include_tests):
             facts = self.graph._facts_observed(p)
             if facts is not None:

@@ -89,7 +89,8 @@ class RustResolver(Resolver):
         return None
 
     def _rust_walk(self, crate_dir: str, crate_file: str, segs: list[str]) -> tuple[list[str], list[str]]:
-        file, directory, qual = crate_file, crate_dir, []
+        file, directory = crate_file, crate_dir
+        qual: list[str] = []
         for seg in segs:
             if not qual:
                 for cand in (posixpath.join(directory, seg + ".rs"), posixpath.join(directory, seg, "mod.rs")):

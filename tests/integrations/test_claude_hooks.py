@@ -138,7 +138,7 @@ def test_first_read_passes_through_and_the_re_read_is_unchanged(repo):
     agent = Agent(repo)
     assert agent.read("app.py") is None  # native tool runs: Claude's read tracking sees it
     text = reason(agent.read("app.py"))
-    assert "[UNCHANGED] app.py:" in text and "not an error" in text
+    assert "[UNCHANGED] app.py (symbolpack:" in text and "not an error" in text
     assert len(text) < 160 and "\n" not in text  # one short line: this is the common case
 
 
@@ -164,7 +164,7 @@ def test_an_answer_never_delivered_leaves_its_lines_unsure(repo):
     assert run_hook_undelivered("claude-pre-read", payload, repo) == 0  # a [DELTA] nobody received
     # the agent may or may not have the new lines: never [UNCHANGED], a plain (native) read
     assert agent.read("app.py") is None
-    assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))  # that one was delivered
+    assert "[UNCHANGED] app.py (symbolpack:" in reason(agent.read("app.py"))  # that one was delivered
 
 
 def test_re_read_after_an_outside_change_shows_what_changed(repo):
@@ -175,23 +175,23 @@ def test_re_read_after_an_outside_change_shows_what_changed(repo):
     text = reason(agent.read("app.py"))
     assert "[DELTA]" in text or "[DIFF]" in text
     assert "total += 333" in text
-    assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))  # and now it is current again
+    assert "[UNCHANGED] app.py (symbolpack:" in reason(agent.read("app.py"))  # and now it is current again
 
 
 def test_baseline_follows_the_native_default_cap_and_ranges(repo):
     agent = Agent(repo)
     assert agent.read("big.txt") is None  # native shows lines 1-2000 of 2500
-    assert "lines 1-2000" in reason(agent.read("big.txt"))
+    assert "[UNCHANGED] big.txt:1-2000 (" in reason(agent.read("big.txt"))
     assert agent.read("big.txt", offset=2001) is None  # never seen: the native tool shows it
-    assert "lines 2001-2500" in reason(agent.read("big.txt", offset=2001))
+    assert "[UNCHANGED] big.txt:2001-2500 (" in reason(agent.read("big.txt", offset=2001))
     assert agent.read("big.txt", offset=100, limit=20) is not None  # inside what it saw
-    assert "lines 100-119" in reason(agent.read("big.txt", offset=100, limit=20))
+    assert "[UNCHANGED] big.txt:100-119 (" in reason(agent.read("big.txt", offset=100, limit=20))
 
 
 def test_a_range_first_read_records_that_range_only(repo):
     agent = Agent(repo)
     assert agent.read("app.py", offset=5, limit=10) is None
-    assert "lines 5-14" in reason(agent.read("app.py", offset=5, limit=10))
+    assert "[UNCHANGED] app.py:5-14 (" in reason(agent.read("app.py", offset=5, limit=10))
     assert agent.read("app.py") is None  # the whole file was never shown: plain read, natively
 
 
@@ -221,7 +221,7 @@ def test_own_edits_keep_the_view_current(repo):
     assert guard is None and note is None
     guard, _ = agent.edit("app.py", "def func3(total):\n", "def func3(total):\n    total -= 1\n")
     assert guard is None  # its own earlier edit does not trip the guard
-    assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))
+    assert "[UNCHANGED] app.py (symbolpack:" in reason(agent.read("app.py"))
 
 
 def test_own_edits_of_a_file_without_final_newline_keep_the_copy(make_repo):
@@ -233,7 +233,7 @@ def test_own_edits_of_a_file_without_final_newline_keep_the_copy(make_repo):
     guard, note = agent.edit("tail.py", "def last(total):\n    return total", "def last(total):\n    return -total")
     assert guard is None and note is None
     assert not (root / "tail.py").read_text().endswith("\n")
-    assert "[UNCHANGED] tail.py:" in reason(agent.read("tail.py"))
+    assert "[UNCHANGED] tail.py (symbolpack:" in reason(agent.read("tail.py"))
 
 
 def test_multiedit_and_write_update_the_view(repo):
@@ -254,7 +254,7 @@ def test_multiedit_and_write_update_the_view(repo):
     assert agent.pre_edit("app.py", tool="Write", content=content) is None
     path.write_text(content)
     agent.post_edit("app.py", tool="Write", content=content)
-    assert f"[UNCHANGED] app.py: as you last read it ({len(content.splitlines())} lines)." in reason(agent.read("app.py"))
+    assert reason(agent.read("app.py")).startswith("[UNCHANGED] app.py (symbolpack: ")
 
 
 def test_a_new_file_written_by_the_agent_is_known(repo):
@@ -263,7 +263,7 @@ def test_a_new_file_written_by_the_agent_is_known(repo):
     assert agent.pre_edit("new.py", tool="Write", content=content) is None
     (repo / "new.py").write_text(content)
     agent.post_edit("new.py", tool="Write", content=content)
-    assert "[UNCHANGED] new.py:" in reason(agent.read("new.py"))
+    assert "[UNCHANGED] new.py (symbolpack:" in reason(agent.read("new.py"))
 
 
 def test_a_formatter_after_the_edit_makes_the_next_read_plain(repo):
@@ -277,7 +277,7 @@ def test_a_formatter_after_the_edit_makes_the_next_read_plain(repo):
     # the edit replayed on the copy is not the file: the copy is dropped, never trusted
     assert session_doc(repo, agent)["files"].get("app.py") is None
     assert agent.read("app.py") is None  # the native tool shows what the formatter wrote
-    assert "[UNCHANGED] app.py:" in reason(agent.read("app.py"))
+    assert "[UNCHANGED] app.py (symbolpack:" in reason(agent.read("app.py"))
 
 
 def test_an_edit_carries_a_partial_copy(repo):
@@ -288,7 +288,7 @@ def test_an_edit_carries_a_partial_copy(repo):
     doc = session_doc(repo, agent)
     length, runs, shas, pending = doc["files"]["big.txt"]["copy"]
     assert length is None and runs == [[1, 2001, 0, None]] and not pending  # shifted by the inserted line
-    assert "lines 1-2000" in reason(agent.read("big.txt"))  # and every one of them is right
+    assert "[UNCHANGED] big.txt:1-2000 (" in reason(agent.read("big.txt"))  # and every one of them is right
     assert agent.read("big.txt", offset=2002) is None  # never shown: the native tool shows it
 
 
