@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from collections.abc import Mapping
 
 DEFAULT_MAX_ENTRIES = 10_000
@@ -128,7 +128,7 @@ def load_settings(root: Path | str | None = None, environ: Mapping[str, str] | N
     env = os.environ if environ is None else environ
     values: dict[str, object] = {}
     if root is not None:
-        values.update(_from_pyproject(Path(root)))
+        values.update(_from_pyproject(os.fspath(root)))  # a str: the read path never imports pathlib
     for f in FIELDS:
         raw = env.get(f.env)
         if raw is None or (raw == "" and f.kind != "globs"):
@@ -157,10 +157,11 @@ def _from_env(f: Field, raw: str) -> object:
     return raw
 
 
-def _from_pyproject(root: Path) -> dict[str, object]:
-    path = root / "pyproject.toml"
+def _from_pyproject(root: str) -> dict[str, object]:
+    path = os.path.join(root, "pyproject.toml")
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError:
         return {}
     if not _may_configure(data):
@@ -196,7 +197,7 @@ _EXPECTED = {"path": "a path", "str": "a string", "int": "a positive integer", "
              "globs": "a list of glob strings", "level": "one of " + ", ".join(LOG_LEVELS)}
 
 
-def _from_toml(f: Field, value: object, root: Path) -> object:
+def _from_toml(f: Field, value: object, root: str) -> object:
     if f.kind == "int":
         return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else _SKIP
     if f.kind == "globs":
@@ -206,7 +207,11 @@ def _from_toml(f: Field, value: object, root: Path) -> object:
     if f.kind == "level":
         return value.lower() if isinstance(value, str) and value.lower() in LOG_LEVELS else _SKIP
     if f.kind == "path":
-        return str(root / os.path.expanduser(value)) if isinstance(value, str) and value else _SKIP
+        if not isinstance(value, str) or not value:
+            return _SKIP
+        from pathlib import Path
+
+        return str(Path(root) / os.path.expanduser(value))
     return value if isinstance(value, str) else _SKIP
 
 
