@@ -163,14 +163,22 @@ class Engine:
         time under the lock, so calls that arrive meanwhile wait at most one chunk.
         Run in a background thread by the server; `stop()` ends it early."""
         with self.lock:
-            self._fresh = False
-            self.refresh()
-        while not self._stopping:
+            self.ws.store_or_none()  # the state dir exists before the walk: making it changes the root
+        for attempt in range(4):
             with self.lock:
-                todo = [p for p in self._paths if p not in self._symbols][:chunk]
-                if not todo:
-                    return
-                self._index_symbols(todo)
+                self._fresh = False
+                self.refresh()
+            while not self._stopping:
+                with self.lock:
+                    todo = [p for p in self._paths if p not in self._symbols][:chunk]
+                    if not todo:
+                        break
+                    self._index_symbols(todo)
+            if self._stopping or ("unsettled" not in (self._token or ()) and not self._racy):
+                return
+            # a listing taken while the tree was changing, or files changed just before
+            # they were looked at: looked at again once the racy window has passed
+            time.sleep(RACY_SECONDS + 0.1)
 
     def start_warm_up(self) -> None:
         thread = threading.Thread(target=self._warm_up_quietly, name="symbolpack-warm-up", daemon=True)

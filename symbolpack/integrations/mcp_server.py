@@ -107,11 +107,36 @@ class Deliveries:
     `stream(out)` wraps the protocol stream the SDK writes to, and after a response
     line with that id has been written and flushed, its commits run. Until a stream
     is attached (the server used in-process, or run by something other than
-    `serve`) returning is delivering: commits run at once."""
+    `serve`) returning is delivering: commits run at once.
+
+    A message on its way out (written, not yet flushed and committed) holds back
+    the next tool call (`settled`): a client that sends its next request as soon
+    as it has an answer must not race that answer's commit, or the next read would
+    find the lines still pending and answer plainly."""
 
     def __init__(self):
         self.attached = False
         self._waiting: dict[str, list] = {}
+        self._in_flight = 0  # messages written and not yet flushed
+        self._idle = None  # an anyio.Event while a tool call waits for them
+
+    def begin(self) -> None:
+        self._in_flight += 1
+
+    def end(self, count: int = 1) -> None:
+        self._in_flight -= count
+        if self._in_flight <= 0 and self._idle is not None:
+            self._idle.set()
+            self._idle = None
+
+    async def settled(self) -> None:
+        """Return once every message written so far is flushed and its commits ran."""
+        while self._in_flight > 0:
+            if self._idle is None:
+                import anyio
+
+                self._idle = anyio.Event()
+            await self._idle.wait()
 
     def register(self, request_id: str | None, commit) -> None:
         if commit is None:
@@ -141,17 +166,25 @@ class _DeliveryStream:
         self._unflushed: list[str] = []
 
     async def write(self, text: str):
-        result = await self._out.write(text)
+        self._deliveries.begin()  # before any byte can leave (a big write may flush on its own)
+        try:
+            result = await self._out.write(text)
+        except BaseException:
+            self._deliveries.end()
+            raise
         self._unflushed.append(text)
         return result
 
     async def flush(self) -> None:
-        await self._out.flush()
         written, self._unflushed = self._unflushed, []
-        for text in written:
-            answer = _response_id(text)
-            if answer is not None:
-                self._deliveries.delivered(*answer)
+        try:
+            await self._out.flush()
+            for text in written:
+                answer = _response_id(text)
+                if answer is not None:
+                    self._deliveries.delivered(*answer)
+        finally:
+            self._deliveries.end(len(written))
 
     def __getattr__(self, name):
         return getattr(self._out, name)
@@ -233,6 +266,7 @@ def build_server(root: Path | None = None, session_id: str | None = None, settin
         """fn(workspace) in a worker thread under the engine's lock; the records it
         wrote are committed once the answer to this call is out."""
         answering = request_id()  # read here: the request's context lives on this task
+        await deliveries.settled()  # the answers already on their way are committed first
         result = await anyio.to_thread.run_sync(engine.run, fn)
         deliveries.register(answering, getattr(result, "commit", None))
         return result
