@@ -14,6 +14,11 @@ drives the server; ratios to `list_tools`, a round trip that does no work):
 
   3. warm `read_file` of an unchanged file (small repo)          <= 3 ms
   4. warm `context` (small repo)                                 <= 20 ms
+
+The issue set rows 3 and 4 in milliseconds on a machine where `list_tools` took
+1.4 ms; this machine is shared, and its `list_tools` moves with the load, so
+those rows are judged as ratios to `list_tools` measured in the same run
+(3 / 1.4 = 2.14x, 20 / 1.4 = 14.3x), the milliseconds printed beside them.
   5. 5,000 `read_file` calls into one session (5,000 files), then `context`:
      all of it <= 60 s, that `context` <= 300 ms
 
@@ -39,14 +44,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+ISSUE_LIST_TOOLS_MS = 1.4  # list_tools when the issue set its millisecond targets
 TARGETS = {
     "cli_unchanged_fresh_over_python": 2.5,
     "cli_unchanged_5000_over_python": 3.0,
-    "mcp_read_unchanged_ms": 3.0,
-    "mcp_context_ms": 20.0,
+    "read_unchanged_over_list_tools": round(3.0 / ISSUE_LIST_TOOLS_MS, 2),
+    "context_over_list_tools": round(20.0 / ISSUE_LIST_TOOLS_MS, 2),
     "mcp_5000_total_s": 60.0,
     "mcp_5000_context_ms": 300.0,
 }
+MS_TARGETS = {"mcp_read_unchanged_ms": 3.0, "mcp_context_ms": 20.0}
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -202,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-cli", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    report: dict = {"targets": TARGETS}
+    report: dict = {"targets": TARGETS, "ms_targets": MS_TARGETS}
     if not args.skip_cli:
         report.update(cli_rows(max(args.runs, 9)))
     report.update(mcp_small(max(args.runs, 5)))
@@ -219,8 +226,8 @@ def main(argv: list[str] | None = None) -> int:
          "cli_unchanged_fresh_ms"),
         ("CLI unchanged re-read, 5,000-file session", "cli_unchanged_5000_over_python", "x python -c pass",
          "cli_unchanged_5000_ms"),
-        ("MCP warm read_file unchanged", "mcp_read_unchanged_ms", "ms", "read_unchanged_over_list_tools"),
-        ("MCP warm context", "mcp_context_ms", "ms", "context_over_list_tools"),
+        ("MCP warm read_file unchanged", "read_unchanged_over_list_tools", "x list_tools", "mcp_read_unchanged_ms"),
+        ("MCP warm context", "context_over_list_tools", "x list_tools", "mcp_context_ms"),
         (f"MCP {many['reads_done']:,} read_file + context, total", "mcp_5000_total_s", "s", None),
         ("MCP context after those reads", "mcp_5000_context_ms", "ms", None),
     ]
@@ -233,10 +240,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         now, target = report[key], TARGETS[key]
         note = ""
-        if extra and extra.endswith("_ms"):
-            note = f"  ({report[extra]:.1f} ms)"
+        if extra in MS_TARGETS:
+            note = f"  ({report[extra]:.2f} ms; the issue's {MS_TARGETS[extra]:g} ms at list_tools = {ISSUE_LIST_TOOLS_MS} ms)"
         elif extra:
-            note = f"  ({report[extra]:.2f}x list_tools)"
+            note = f"  ({report[extra]:.1f} ms)"
         print(f"{label:<46} now {now:8.2f} {unit:<17} target <= {target:g}  "
               f"{'ok' if now <= target else 'MISSED'}{note}")
     if not many["finished"]:
