@@ -54,7 +54,7 @@ FULL = "full"
 class ReadPolicy(namedtuple("ReadPolicy", [
     "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
     "diff_max_hunks", "diff_max_changed_share", "truncation_share", "skeleton_target_share",
-], defaults=[3, 400, 0.85, 1.0, 8, 0.5, 0.5, 0.35])):
+], defaults=[3, 400, 0.85, 1.0, 8, 0.5, 0.5, 0.25])):
     """Thresholds of the read policy: a skeleton aims at `skeleton_target_share` of a
     plain read and hides no run shorter than `elide_min_lines`; read
     files under `small_file_tokens` whole; a skeleton must cost at most
