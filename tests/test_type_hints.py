@@ -5,10 +5,15 @@ line included), in TypeScript, Python, Go, Rust and Java."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symbolpack.callgraph import CallGraph, WorkTreeSnapshot
 from symbolpack.index import Index
+from symbolpack.resolve import at_var
 
 SOURCES = {
     "a.ts": """import { Cart } from './cart';
@@ -85,3 +90,12 @@ def test_hints_for_any_scope_equal_the_patterns_run_on_that_scope(tmp_path, rel)
                 assert graph._type_hints(facts, resolver, var, start, end) == want, (var, start, end)
                 seen += bool(want)
     assert seen  # the sources do hold hints
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text("ab.$_ :=\n", max_size=40), st.sampled_from(["a", "ab", "a.b", "$a", "b_"]))
+def test_the_literal_first_variable_pattern_matches_where_the_lookbehind_first_one_does(text, var):
+    v = re.escape(var)
+    rest = r"\s*[:=]\s*([ab$_.]*)"
+    slow = [(m.span(), m.groups()) for m in re.finditer(r"(?<![\w$.])" + v + rest, text)]
+    assert [(m.span(), m.groups()) for m in re.finditer(at_var(v) + rest, text)] == slow

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..facts import TYPE_KINDS, ImportBinding, _text
-from . import LEAD, Resolver
+from . import Resolver, at_var
 
 
 if TYPE_CHECKING:
@@ -39,10 +39,10 @@ class GoResolver(Resolver):
 
     def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
-        pats = [lead + v + r"\s+\*?([A-Za-z_][\w.]*)\s*[,)]",
-                lead + v + r"\s*:?=\s*&?([A-Za-z_][\w.]*)\s*\{",
-                lead + v + r"\s*:?=\s*(?:(\w+)\.)?New([A-Z]\w*)\s*\("]
+        at = at_var(v)
+        pats = [at + r"\s+\*?([A-Za-z_][\w.]*)\s*[,)]",
+                at + r"\s*:?=\s*&?([A-Za-z_][\w.]*)\s*\{",
+                at + r"\s*:?=\s*(?:(\w+)\.)?New([A-Z]\w*)\s*\("]
         return pats, _pick
 
     def _go_module_root(self, from_path: str) -> tuple[str, str] | None:

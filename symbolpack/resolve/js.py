@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from ..facts import ImportBinding, _text
-from . import LEAD, Resolver, extends_implements
+from . import Resolver, at_var, extends_implements
 
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
 
@@ -30,9 +30,9 @@ class JsResolver(Resolver):
 
     def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
-        pats = [lead + v + r"[ \t]*[?!]?[ \t]*:[ \t]*([A-Za-z_$][\w$.]*)",
-                lead + v + r"\s*=\s*new\s+([A-Za-z_$][\w$.]*)"]
+        at = at_var(v)
+        pats = [at + r"[ \t]*[?!]?[ \t]*:[ \t]*([A-Za-z_$][\w$.]*)",
+                at + r"\s*=\s*new\s+([A-Za-z_$][\w$.]*)"]
         return pats, None
 
     def _js_module(self, from_path: str, spec: str) -> list[str]:

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from ..facts import ImportBinding, _text
-from . import LEAD, Resolver
+from . import Resolver, at_var
 
 
 class PythonResolver(Resolver):
@@ -61,9 +61,9 @@ class PythonResolver(Resolver):
 
     def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
-        pats = [lead + v + r"[ \t]*:[ \t]*(?:Optional\[|\"|')?([A-Za-z_][\w.]*)",
-                lead + v + r"\s*(?::[^=\n]*)?=\s*([A-Za-z_][\w.]*)\s*\(",
+        at = at_var(v)
+        pats = [at + r"[ \t]*:[ \t]*(?:Optional\[|\"|')?([A-Za-z_][\w.]*)",
+                at + r"\s*(?::[^=\n]*)?=\s*([A-Za-z_][\w.]*)\s*\(",
                 r"except\s*\(?\s*([A-Za-z_][\w.]*)[^:\n]*?\s+as\s+" + v + r"\b"]
         return pats, None
 

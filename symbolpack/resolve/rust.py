@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from ..facts import ImportBinding, _text
-from . import LEAD, Resolver
+from . import Resolver, at_var
 
 
 class RustResolver(Resolver):
@@ -42,8 +42,8 @@ class RustResolver(Resolver):
 
     def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
-        pats = [lead + v + r"[ \t]*:[ \t]*&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?([A-Za-z_][\w:]*)",
+        at = at_var(v)
+        pats = [at + r"[ \t]*:[ \t]*&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?([A-Za-z_][\w:]*)",
                 r"let\s+(?:mut\s+)?" + v + r"\s*(?::[^=;]*)?=\s*&?(?:mut\s+)?([A-Za-z_][\w:]*?)(?:::\w+\s*\(|\s*\{)"]
         return pats, None
 
