@@ -60,6 +60,16 @@ def _cli() -> list[str]:
     return [sys.executable, "-m", "symbolpack.cli"]
 
 
+def _compile_package() -> None:
+    """Byte-compile the symbolpack the CLI will import, as an install does (with
+    PYTHONDONTWRITEBYTECODE set every process would otherwise compile it afresh)."""
+    import compileall
+
+    where = subprocess.run([sys.executable, "-c", "import os, symbolpack; print(os.path.dirname(symbolpack.__file__))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    compileall.compile_dir(where, quiet=1)
+
+
 def _env(state: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SYMBOLPACK_")}
     env["SYMBOLPACK_DIR"] = str(state)
@@ -333,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    _compile_package()
     report: dict = {}
     if not args.skip_reread:
         report["reread"] = bench_reread(max(1, args.runs))

@@ -132,6 +132,7 @@ class CallGraph:
         self._defs_named: dict[str, list[SymbolSlice]] = {}
         self._grep: dict[tuple[str, bool], set[str]] = {}
         self._pool: list[str] | None = None
+        self._site_edges: dict[str, dict[int, Edge]] = {}  # call sites resolved one by one, by index
         self._hints: dict[tuple[str, str | None, str], list[tuple[int, int, str]]] = {}
         self._texts: dict[str, tuple[str, list[int]]] = {}
 
@@ -212,11 +213,8 @@ class CallGraph:
             self._edges[path] = []
             return []
         key = f"edges:{graph_version()}:{path}:{facts.sha256}"
-        cached = self.cache.get(key) if self.cache else None
-        if cached is not None and self._still_valid(cached[0]):
-            self.stats.files_reused += 1
-            edges = [Edge(path, *e) for e in cached[1]]
-        else:
+        edges = self._cached_edges(path, facts)
+        if edges is None:
             self._observed = {}
             try:
                 edges = [self._resolve(facts, site) for site in facts.calls]
@@ -229,6 +227,34 @@ class CallGraph:
         self._edges[path] = edges
         return edges
 
+    def _cached_edges(self, path: str, facts: FileFacts) -> list[Edge] | None:
+        """*path*'s edges from the cache when nothing they saw changed, else None."""
+        cached = self.cache.get(f"edges:{graph_version()}:{path}:{facts.sha256}") if self.cache else None
+        if cached is None or not self._still_valid(cached[0]):
+            return None
+        self.stats.files_reused += 1
+        return [Edge(path, *e) for e in cached[1]]
+
+    def _edges_where(self, path: str, keep) -> list[Edge]:
+        """The edges of *path* whose call site *keep* accepts (it sees `name` and `line`,
+        which a `CallSite` and an `Edge` share), in file order: filtered from the whole
+        file's edges when they are in memory or valid in the cache, else resolved for those
+        sites alone (a caller search wants the calls of a few names, not every call of every
+        file that mentions one; the file's cache entry waits for a full resolution)."""
+        if path not in self._edges:
+            facts = self.facts(path)
+            if facts is None or not facts.parsed:
+                return []
+            edges = self._cached_edges(path, facts)
+            if edges is None:
+                resolved = self._site_edges.setdefault(path, {})
+                for n, site in enumerate(facts.calls):
+                    if keep(site) and n not in resolved:
+                        resolved[n] = self._resolve(facts, site)
+                return [resolved[n] for n, site in enumerate(facts.calls) if keep(site)]
+            self._edges[path] = edges
+        return [e for e in self._edges[path] if keep(e)]
+
     def _still_valid(self, observed) -> bool:
         try:
             return all(self._observe(tuple(k)) == v for k, v in observed)
@@ -237,7 +263,8 @@ class CallGraph:
 
     def callees(self, sym: SymbolSlice, include_nested: bool = False) -> list[Edge]:
         """Calls made directly in *sym* (and in its members when *include_nested*)."""
-        edges = self.file_edges(sym.path)
+        first, last = sym.lines
+        edges = self._edges_where(sym.path, lambda site: first <= site.line <= last)
         if include_nested:
             return [e for e in edges if e.caller is not None and sym.lines[0] <= e.line <= sym.lines[1]]
         return [e for e in edges if e.caller == sym.id]
@@ -255,9 +282,7 @@ class CallGraph:
                     names.add(owner.name)
         out = []
         for path in self.grep(names, uses_only=True):
-            for e in self.file_edges(path):
-                if e.name not in names:
-                    continue
+            for e in self._edges_where(path, lambda site: site.name in names):
                 if guess and e.status == "unresolved":
                     e = self.guess(e)
                 if ids.intersection(e.targets) and e.status in ("resolved", "guessed"):

@@ -274,9 +274,10 @@ class Index:
     def rel(self, path: Path) -> str:
         return display_path(path.resolve(), self.root)
 
-    def symbols_for_bytes(self, rel: str, data: bytes, lang: str | None = None) -> FileSymbols:
-        """Symbols of in-memory *data* as if it were the file *rel* (no disk read)."""
-        return self._bind_all([(rel, lang or language_for_path(rel), data)])[0]
+    def symbols_for_bytes(self, rel: str, data: bytes, lang: str | None = None, tree=None) -> FileSymbols:
+        """Symbols of in-memory *data* as if it were the file *rel* (no disk read); *tree*:
+        its syntax tree when the caller parsed it already (a cache miss then parses nothing)."""
+        return self._bind_all([(rel, lang or language_for_path(rel), data)], tree)[0]
 
     def file(self, path: Path) -> FileSymbols:
         path = path.resolve()
@@ -303,7 +304,7 @@ class Index:
             items.append((rel, lang, data))
         return self._bind_all(items)
 
-    def _bind_all(self, items: list[tuple[str, str | None, bytes]]) -> list[FileSymbols]:
+    def _bind_all(self, items: list[tuple[str, str | None, bytes]], tree=None) -> list[FileSymbols]:
         # a sensitive file (by name, `sources.is_sensitive`) is never parsed nor cached:
         # no symbol, signature or digest of its content may reach the state directory
         items = [(rel, None, b"") if is_sensitive(rel) else (rel, lang, data) for rel, lang, data in items]
@@ -314,7 +315,10 @@ class Index:
             cached = self.cache.get_many(list(dict.fromkeys(keys.values())))
             packed = {i: cached[key] for i, key in keys.items() if key in cached}
         misses = [i for i in keys if i not in packed]
-        fresh = self._parse_many([(items[i][1], items[i][2]) for i in misses])
+        if tree is not None and len(misses) == 1 == len(items):
+            fresh = [_pack(*parse_bytes(items[0][2], items[0][1], tree=tree))]
+        else:
+            fresh = self._parse_many([(items[i][1], items[i][2]) for i in misses])
         new_entries: dict[str, tuple] = {}
         for i, value in zip(misses, fresh):
             packed[i] = value

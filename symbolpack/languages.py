@@ -165,12 +165,18 @@ def _bundled_binding(lang: str):
     return module.language()
 
 
-@functools.lru_cache(maxsize=None)
 def parser_and_query(lang: str, references: bool = True):
     """(Parser, Query) for *lang*; raises LookupError when it cannot be parsed.
 
     Without *references* the `@reference.*` patterns are disabled: a read needs only
-    definitions, and references are most of the matches in a typical file."""
+    definitions, and references are most of the matches in a typical file. Compiled
+    once per process and variant (`f(lang)` and `f(lang, True)` are one cache entry:
+    a TypeScript query costs ~100 ms to compile)."""
+    return _parser_and_query(lang, bool(references))
+
+
+@functools.lru_cache(maxsize=None)
+def _parser_and_query(lang: str, references: bool):
     source = query_source(lang)
     if source is None:
         raise LookupError(f"no symbol query for language {lang!r}")

@@ -132,21 +132,23 @@ class _Def:
         self.body_node, self.pattern, self.extra = body_node, pattern, extra
 
 
-def parse_bytes(data: bytes, lang: str | None,
-                references: bool = True) -> tuple[list[SymbolRecord], list[Reference], str | None]:
-    """Symbols of *data*; a parse failure is reported (third item), never raised."""
+def parse_bytes(data: bytes, lang: str | None, references: bool = True,
+                tree=None) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+    """Symbols of *data* (from *tree* when the caller parsed it already); a parse
+    failure is reported (third item), never raised."""
     from .languages import has_query
 
     if not lang or not has_query(lang):
         return [], [], None
     try:
-        records, refs = extract(data, lang, references)
+        records, refs = extract(data, lang, references, tree)
         return records, refs, None
     except Exception as exc:  # a broken grammar or query must not break a read
         return [], [], f"{type(exc).__name__}: {exc}"
 
 
-def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[SymbolRecord], list[Reference]]:
+def extract(data: bytes, lang: str, references: bool = True,
+            tree=None) -> tuple[list[SymbolRecord], list[Reference]]:
     """Parse *data* as *lang* and return its symbols (source order) and references.
 
     Raises LookupError when *lang* has no query, and whatever tree-sitter raises
@@ -157,7 +159,8 @@ def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[Symbo
     from .languages import parser_and_query
 
     parser, query = parser_and_query(lang, references)
-    tree = parser.parse(data)
+    if tree is None:
+        tree = parser.parse(data)
     lines = split_lines(data)
     offsets = _line_offsets(lines)
 
