@@ -54,6 +54,7 @@ ROWS = [
 ]
 ISSUE_DIFF_CONTEXT_MS = {"requests": 120, "cobra": 220, "ky": 750}
 SOURCE_EXTS = (".py", ".c", ".h")
+MAX_SOURCE_BYTES = 64 * 1024  # 30,000 files of CPython's library, requests and hiredis under it: ~240 MB
 
 
 def _cli() -> list[str]:
@@ -195,12 +196,13 @@ def _sources(checkout: Path) -> list[Path]:
         files = [checkout / p for p in listed if p.endswith(SOURCE_EXTS)]
     except (subprocess.CalledProcessError, OSError):
         files = [Path(d) / f for d, dirs, names in os.walk(checkout)
-                 for f in names if f.endswith(SOURCE_EXTS) and "/." not in d]
-    return sorted(p for p in files if p.is_file() and not p.is_symlink() and p.stat().st_size <= 1024 * 1024)
+                 for f in names if f.endswith(SOURCE_EXTS) and "/." not in d[len(str(checkout)):]]
+    return sorted(p for p in files if p.is_file() and not p.is_symlink() and p.stat().st_size <= MAX_SOURCE_BYTES)
 
 
 def build_monorepo(checkouts: list[Path], target: Path, files: int) -> dict:
-    """Copy the checkouts' Python/C files round after round until *files* files, commit."""
+    """Copy the checkouts' Python/C files (up to 64 kB each) round after round until
+    *files* files, commit. Built once per --monorepo-dir (a stamp file says what)."""
     stamp = target / ".bench-scale-built"
     if stamp.exists():
         return json.loads(stamp.read_text())

@@ -39,23 +39,30 @@ def _root_for(path):
 # --------------------------------------------------------------------------- engine commands
 
 def cmd_structure(args) -> int:
+    import json
+
     from .index import Index, walk
-    from .outline import format_structure
+    from .outline import write_structure
+    from .progress import progress_bar
 
     target = Path(args.path).resolve()
     if not target.exists():
         raise _user_error(f"no such file or directory: {args.path}")
     root = _root_for(target)
     index = Index(root, use_cache=not args.no_cache)
-    try:
+    try:  # written as it is parsed: a big tree's symbols are never all in memory
         walked = walk(target, root)
-        files = index.files(walked.files)
+        with progress_bar(len(walked.files), "structure", enabled=args.format != "json") as advance:
+            files = index.iter_files(walked.files, progress=advance)
+            if args.format == "json":
+                sys.stdout.write('{"v": 1, "files": [')
+                for n, f in enumerate(files):
+                    sys.stdout.write((", " if n else "") + json.dumps(f.to_json(), ensure_ascii=False))
+                sys.stdout.write("]}\n")
+            else:
+                write_structure(files, walked.skipped, sys.stdout.write)
     finally:
         index.close()
-    if args.format == "json":
-        _emit_json({"v": 1, "files": [f.to_json() for f in files]})
-    else:
-        sys.stdout.write(format_structure(files, walked.skipped))
     return 0
 
 

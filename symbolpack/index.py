@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from .languages import has_query, language_for_path, query_version
 from .sources import is_sensitive
@@ -29,6 +29,9 @@ from .workspace import StateUnavailable, SymbolpackError, display_path, find_rep
 MAX_INDEX_BYTES = 2 * 1024 * 1024
 _POOL_MIN_FILES = 24
 _POOL_MIN_BYTES = 512 * 1024
+# a batch of `Index.iter_files`: what is read, parsed and bound before the next is read
+_BATCH_BYTES = 8 * 1024 * 1024
+_BATCH_FILES = 2048
 
 
 @dataclass(frozen=True)
@@ -254,12 +257,31 @@ def _bind_packed(rel: str, lang: str, value: tuple) -> tuple[tuple[SymbolSlice, 
     return tuple(bind(rel, lang, records)), tuple(Reference(*x) for x in refs), error
 
 
+class _Pending:
+    """One file on its way through `Index.iter_files`: its bytes are held only while
+    its batch is being parsed."""
+
+    __slots__ = ("rel", "path", "stat", "lang", "data", "digest", "size", "skip")
+
+    def __init__(self, rel: str, path: Path | None, stat, lang: str | None, data: bytes | None,
+                 digest: str | None, size: int = 0):
+        self.rel, self.path, self.stat, self.lang = rel, path, stat, lang
+        self.data, self.digest, self.size, self.skip = data, digest, size, False
+
+    @property
+    def key(self) -> str | None:
+        """The parse-cache key, once the digest is known (None: no parser for it)."""
+        return _cache_key(self.lang, self.digest) if self.digest is not None and has_query(self.lang) else None
+
+
 class Index:
     """Symbols of the files under one project root, served through the parse cache."""
 
     def __init__(self, root: Path, use_cache: bool = True, jobs: int | None = None):
         self.root = root.resolve()
         self.jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+        self._pool = None
+        self.files_read = 0  # by iter_files: what the stat digests could not spare
         self.cache = None
         if use_cache:
             try:
@@ -268,8 +290,27 @@ class Index:
                 pass
 
     def close(self) -> None:
+        self._stop_pool()
         if self.cache is not None:
             self.cache.close()
+
+    def _stop_pool(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def _process_pool(self):
+        """One pool for every batch of an `iter_files` (started at its first big batch)."""
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            try:
+                ctx = multiprocessing.get_context("fork")
+            except ValueError:
+                ctx = None
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
+        return self._pool
 
     def rel(self, path: Path) -> str:
         return display_path(path.resolve(), self.root)
@@ -287,22 +328,97 @@ class Index:
         return self.symbols_for_bytes(self.rel(path), data)
 
     def files(self, paths: Sequence[Path]) -> list[FileSymbols]:
-        items = []
-        for path in paths:
-            rel = self.rel(path)
-            if is_sensitive(rel):  # listed, never read (see _bind_all)
-                items.append((rel, None, b""))
-                continue
+        return list(self.iter_files(paths))
+
+    def iter_files(self, paths: Iterable[Path], progress=None) -> Iterator[FileSymbols]:
+        """Symbols of *paths* in order, a batch at a time: at most `_BATCH_BYTES` of source
+        are held at once, never every file's bytes. A file whose stat signature matches
+        the digest recorded when it was last read (`statdigests`) is not read at all when
+        the parse cache holds that digest. *progress(n)* is told of every file done."""
+        known = self._stat_digests()
+        batch: list[_Pending] = []
+        held = 0
+        try:
+            for path in paths:
+                item = self._pending(path, known)
+                if item is None:
+                    continue
+                batch.append(item)
+                held += item.size
+                if held >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
+                    yield from self._finish(batch, known, progress)
+                    batch, held = [], 0
+            yield from self._finish(batch, known, progress)
+            if known is not None:
+                known.save()
+        finally:
+            self._stop_pool()
+
+    def _stat_digests(self):
+        if self.cache is None:
+            return None
+        from .statdigests import StatDigests
+
+        return StatDigests.load(self.cache.directory.parent / "stat-digests.pickle")
+
+    def _pending(self, path: Path, known) -> _Pending | None:
+        rel = self.rel(path)
+        if is_sensitive(rel):  # listed, never read (see _bind_all)
+            return _Pending(rel, None, None, None, b"", sha256_hex(b""))
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        lang = language_for_path(path)
+        hit = known.get(rel, st) if known is not None else None
+        if hit is not None:
+            digest, binary = hit
+            return _Pending(rel, path, st, None if binary else lang, None, digest)
+        return _Pending(rel, path, st, lang, None, None, st.st_size)
+
+    def _finish(self, batch: list[_Pending], known, progress) -> Iterator[FileSymbols]:
+        """Cache lookups, reads of what the cache cannot answer, parses of the misses."""
+        packed = self._lookup([p for p in batch if p.digest is not None])
+        for p in batch:
+            if p.data is not None or (p.digest is not None and (p.key is None or p.key in packed)):
+                continue  # sensitive, or known by its stat and answered (or no parser wants it)
             try:
-                data = path.read_bytes()
+                data = p.path.read_bytes()
             except OSError:
+                p.skip = True
                 continue
-            lang = language_for_path(path)
-            if looks_binary(data):
-                lang = None
-                data = b""
-            items.append((rel, lang, data))
-        return self._bind_all(items)
+            self.files_read += 1
+            binary = looks_binary(data)
+            if binary:
+                p.lang, data = None, b""
+            p.data, p.digest = data, sha256_hex(data)
+            if known is not None:
+                known.put(p.rel, p.stat, p.digest, binary)
+        packed.update(self._lookup([p for p in batch if p.data is not None and p.key not in packed]))
+        misses = {p.key: p for p in batch if p.key is not None and p.key not in packed and not p.skip}
+        fresh = self._parse_many([(p.lang, p.data) for p in misses.values()])
+        new_entries: dict[str, tuple] = {}
+        for key, value in zip(misses, fresh):
+            packed[key] = value
+            if value[2] is None:  # failures are not cached: a fixed grammar should retry
+                new_entries[key] = value
+        if self.cache:
+            self.cache.set_many(new_entries)
+        for p in batch:
+            p.data = None
+            if p.skip:
+                continue
+            if p.key is not None:
+                symbols, refs, error = _bind_packed(p.rel, p.lang, packed[p.key])
+                yield FileSymbols(p.rel, p.lang, p.digest, symbols, refs, error)
+            else:
+                yield FileSymbols(p.rel, p.lang, p.digest)
+        if progress is not None:
+            progress(len(batch))
+
+    def _lookup(self, pending: list[_Pending]) -> dict[str, tuple]:
+        keys = [p.key for p in pending if p.key is not None]
+        return self.cache.get_many(list(dict.fromkeys(keys))) if self.cache and keys else {}
 
     def _bind_all(self, items: list[tuple[str, str | None, bytes]], tree=None) -> list[FileSymbols]:
         # a sensitive file (by name, `sources.is_sensitive`) is never parsed nor cached:
@@ -338,17 +454,9 @@ class Index:
     def _parse_many(self, jobs: list[tuple[str, bytes]]) -> list[tuple]:
         total = sum(len(d) for _, d in jobs)
         if self.jobs > 1 and len(jobs) >= _POOL_MIN_FILES and total >= _POOL_MIN_BYTES:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            try:
-                ctx = multiprocessing.get_context("fork")
-            except ValueError:
-                ctx = None
             # biggest first so one large file does not finish the run alone
             order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
-            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx) as pool:
-                done = list(pool.map(_parse_job, [jobs[i] for i in order], chunksize=8))
+            done = list(self._process_pool().map(_parse_job, [jobs[i] for i in order], chunksize=8))
             results: list = [None] * len(jobs)
             for i, r in zip(order, done):
                 results[i] = r
