@@ -79,6 +79,9 @@ lower upper encode decode load dump loads dumps sort sorted reverse min max sum
 # Languages where a bare `name()` inside a class may be one of its methods.
 _BARE_METHOD_CALLS = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "ruby", "dart", "php"})
 
+# names `git grep -w` matches exactly as `_mentions` does (word characters both agree on)
+_GIT_WORD = re.compile(r"[A-Za-z0-9_]+")
+
 _DEFINITION_PREFIXES = tuple(
     k.encode() + sep
     for k in ("def", "fn", "func", "function", "fun", "class", "struct", "interface", "trait", "enum", "sub",
@@ -132,6 +135,7 @@ class CallGraph:
         self._defs_named: dict[str, list[SymbolSlice]] = {}
         self._grep: dict[tuple[str, bool], set[str]] = {}
         self._pool: list[str] | None = None
+        self._candidates: dict[str, list[str]] = {}  # name -> files git grep says may mention it
         self._site_edges: dict[str, dict[int, Edge]] = {}  # call sites resolved one by one, by index
         self._hints: dict[tuple[str, str | None, str], list[tuple[int, int, str]]] = {}
         self._texts: dict[str, tuple[str, list[int]]] = {}
@@ -293,23 +297,45 @@ class CallGraph:
         """Parsed-language files whose bytes mention one of *names* as a word; with
         *uses_only*, at least once not right after a definition keyword (`def name`),
         so a file that only defines a common method name is not parsed for callers."""
+        wanted = {n for n in names if n}
+        self._prefilter([n for n in wanted if (n, False) not in self._grep])
         found: set[str] = set()
-        for name in {n for n in names if n}:
+        for name in wanted:
             found |= self._grep_one(name, uses_only)
         return sorted(found)
 
     def _grep_one(self, name: str, uses_only: bool) -> set[str]:
         key = (name, uses_only)
         if key not in self._grep:
-            pool = self._grep_one(name, False) if uses_only else self._parseable()
+            if uses_only:
+                pool: Iterable[str] = self._grep_one(name, False)
+            else:
+                pool = self._candidates.pop(name, None)
+                if pool is None:  # git could not narrow it: every parseable file
+                    pool = self._parseable()
+                    self.snap.read_many(pool)
             needle = name.encode()
             self._grep[key] = {p for p in pool if _mentions(self.snap.read(p), needle, uses_only)}
         return self._grep[key]
 
+    def _prefilter(self, names: list[str]) -> None:
+        """Candidates for each of *names* from one `git grep -lw` (run in C, no file read
+        here), confirmed by `_mentions` later; names git's words cannot express are left
+        to the full scan. A whole-repository read costs seconds on a big tree."""
+        plain = [n for n in names if _GIT_WORD.fullmatch(n) and n not in self._candidates]
+        if not plain:
+            return
+        hits = self.snap.grep_words(plain)
+        if hits is None:
+            return
+        parseable = set(self._parseable())
+        pool = sorted(p for p in hits if p in parseable)
+        for n in plain:
+            self._candidates[n] = pool
+
     def _parseable(self) -> list[str]:
         if self._pool is None:
             self._pool = [p for p in self.snap.paths() if has_query(language_for_path(p)) and not is_sensitive(p)]
-            self.snap.read_many(self._pool)
         return self._pool
 
     def definitions_named(self, names: Iterable[str]) -> dict[str, list[SymbolSlice]]:

@@ -65,6 +65,29 @@ class Snapshot:
             self._sha[path] = sha256_hex(data) if data is not None else None
         return self._sha[path]
 
+    def grep_words(self, names: Sequence[str]) -> set[str] | None:
+        """Paths where one of *names* may occur as a whole word (a superset: callers
+        confirm), or None when this snapshot cannot ask git."""
+        return None
+
+    def _git_grep(self, names: Sequence[str], *rev: str) -> set[str] | None:
+        import subprocess
+
+        args = ["git", "grep", "-l", "-z", "-w", "-F", *(a for n in names for a in ("-e", n))]
+        try:
+            cmd = [*args, "--full-name", *rev, "--", ":/"] if rev else [*args, "--untracked"]
+            out = subprocess.run(cmd, cwd=self.root, capture_output=True, timeout=120)  # type: ignore[attr-defined]
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if out.returncode not in (0, 1):  # 1: nothing matched
+            return None
+        prefix = f"{rev[0]}:" if rev else ""
+        found = set()
+        for entry in out.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            if entry:
+                found.add(entry[len(prefix):] if prefix and entry.startswith(prefix) else entry)
+        return found
+
     def _list(self) -> list[str]:
         raise NotImplementedError
 
@@ -92,6 +115,9 @@ class WorkTreeSnapshot(Snapshot):
             return (self.root / path).read_bytes()
         except OSError:
             return None
+
+    def grep_words(self, names: Sequence[str]) -> set[str] | None:
+        return self._git_grep(names)  # outside a repository git fails: None
 
 
 class GitTreeSnapshot(Snapshot):
@@ -128,3 +154,6 @@ class GitTreeSnapshot(Snapshot):
 
     def _read(self, path: str) -> bytes | None:
         return self.read_many([path])[path]
+
+    def grep_words(self, names: Sequence[str]) -> set[str] | None:
+        return self._git_grep(names, self.rev)

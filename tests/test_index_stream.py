@@ -91,3 +91,16 @@ def test_structure_streams_the_json_of_the_whole_list(make_repo):
     text = tldrs(root, "structure", check=True)
     assert text.stdout.endswith("3 files, 5 symbols; 1 files without symbols\n")
     assert text.stderr == ""  # not a terminal: no progress bar
+
+
+def test_indexed_symbols_are_the_parsed_records_bound_to_their_path(make_repo):
+    text = "class A:\n    def m(self):\n        return 1\n\n    class B:\n        def m(self):\n            pass\n\n" \
+           "def m():\n    return 2\n\ndef m():\n    return 3\n"
+    root = make_repo({"pkg/a.py": text})
+    from symbolpack.symbols import bind, extract
+
+    want = bind("pkg/a.py", "python", extract(text.encode(), "python")[0])
+    for index in (Index(root), Index(root), Index(root, use_cache=False)):  # cold, warm, uncached
+        (got,) = index.files(walk(root, root).files)
+        assert list(got.symbols) == want
+    assert [s.parent for s in want if s.parent] == ["pkg/a.py:python:A", "pkg/a.py:python:A", "pkg/a.py:python:A.B"]
