@@ -325,10 +325,11 @@ class CallGraph:
         plain = [n for n in names if _GIT_WORD.fullmatch(n) and n not in self._candidates]
         if not plain:
             return
-        hits = self.snap.grep_words(plain)
+        answer = self.snap.grep_words(plain)
+        parseable = set(self._parseable())  # listed while git searches
+        hits = answer()
         if hits is None:
             return
-        parseable = set(self._parseable())
         pool = sorted(p for p in hits if p in parseable)
         for n in plain:
             self._candidates[n] = pool

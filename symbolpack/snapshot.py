@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from .git import cat_blobs, run_git
 from .index import sha256_hex
@@ -65,28 +65,40 @@ class Snapshot:
             self._sha[path] = sha256_hex(data) if data is not None else None
         return self._sha[path]
 
-    def grep_words(self, names: Sequence[str]) -> set[str] | None:
+    def grep_words(self, names: Sequence[str]) -> Callable[[], set[str] | None]:
         """Paths where one of *names* may occur as a whole word (a superset: callers
-        confirm), or None when this snapshot cannot ask git."""
-        return None
+        confirm), or None when this snapshot cannot ask git. Returns a function to
+        call for the answer: git searches while the caller does other work."""
+        return lambda: None
 
-    def _git_grep(self, names: Sequence[str], *rev: str) -> set[str] | None:
+    def _git_grep(self, names: Sequence[str], *rev: str) -> Callable[[], set[str] | None]:
         import subprocess
 
         args = ["git", "grep", "-l", "-z", "-w", "-F", *(a for n in names for a in ("-e", n))]
+        cmd = [*args, "--full-name", *rev, "--", ":/"] if rev else [*args, "--untracked"]
         try:
-            cmd = [*args, "--full-name", *rev, "--", ":/"] if rev else [*args, "--untracked"]
-            out = subprocess.run(cmd, cwd=self.root, capture_output=True, timeout=120)  # type: ignore[attr-defined]
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if out.returncode not in (0, 1):  # 1: nothing matched
-            return None
-        prefix = f"{rev[0]}:" if rev else ""
-        found = set()
-        for entry in out.stdout.decode("utf-8", "surrogateescape").split("\0"):
-            if entry:
-                found.add(entry[len(prefix):] if prefix and entry.startswith(prefix) else entry)
-        return found
+            proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE,  # type: ignore[attr-defined]
+                                    stderr=subprocess.DEVNULL)
+        except OSError:
+            return lambda: None
+
+        def answer() -> set[str] | None:
+            try:
+                out, _ = proc.communicate(timeout=120)
+            except subprocess.SubprocessError:
+                proc.kill()
+                proc.communicate()
+                return None
+            if proc.returncode not in (0, 1):  # 1: nothing matched
+                return None
+            prefix = f"{rev[0]}:" if rev else ""
+            found = set()
+            for entry in out.decode("utf-8", "surrogateescape").split("\0"):
+                if entry:
+                    found.add(entry[len(prefix):] if prefix and entry.startswith(prefix) else entry)
+            return found
+
+        return answer
 
     def _list(self) -> list[str]:
         raise NotImplementedError
@@ -105,10 +117,12 @@ class WorkTreeSnapshot(Snapshot):
             self._paths = sorted(paths)
 
     def _list(self) -> list[str]:
-        from .index import walk
+        from .index import walk_names
         from .workspace import display_path
 
-        return [display_path(p, self.root) for p in walk(self.root, self.root).files]
+        top = str(self.root).rstrip("/") + "/"  # display_path, without pathlib per file
+        return [name[len(top):] if name.startswith(top) else display_path(Path(name), self.root)
+                for name in walk_names(self.root, self.root)[0]]
 
     def _read(self, path: str) -> bytes | None:
         try:
@@ -116,7 +130,7 @@ class WorkTreeSnapshot(Snapshot):
         except OSError:
             return None
 
-    def grep_words(self, names: Sequence[str]) -> set[str] | None:
+    def grep_words(self, names: Sequence[str]) -> Callable[[], set[str] | None]:
         return self._git_grep(names)  # outside a repository git fails: None
 
 
@@ -155,5 +169,5 @@ class GitTreeSnapshot(Snapshot):
     def _read(self, path: str) -> bytes | None:
         return self.read_many([path])[path]
 
-    def grep_words(self, names: Sequence[str]) -> set[str] | None:
+    def grep_words(self, names: Sequence[str]) -> Callable[[], set[str] | None]:
         return self._git_grep(names, self.rev)
