@@ -41,7 +41,7 @@ def _root_for(path):
 def cmd_structure(args) -> int:
     import json
 
-    from .index import Index, walk
+    from .index import Index, walk_names
     from .outline import write_structure
     from .progress import progress_bar
 
@@ -51,16 +51,16 @@ def cmd_structure(args) -> int:
     root = _root_for(target)
     index = Index(root, use_cache=not args.no_cache)
     try:  # written as it is parsed: a big tree's symbols are never all in memory
-        walked = walk(target, root)
-        with progress_bar(len(walked.files), "structure", enabled=args.format != "json") as advance:
-            files = index.iter_files(walked.files, progress=advance)
+        names, skipped = walk_names(target, root)
+        with progress_bar(len(names), "structure", enabled=args.format != "json") as advance:
+            files = index.iter_files(names, progress=advance)
             if args.format == "json":
                 sys.stdout.write('{"v": 1, "files": [')
                 for n, f in enumerate(files):
                     sys.stdout.write((", " if n else "") + json.dumps(f.to_json(), ensure_ascii=False))
                 sys.stdout.write("]}\n")
             else:
-                write_structure(files, walked.skipped, sys.stdout.write)
+                write_structure(files, skipped, sys.stdout.write)
     finally:
         index.close()
     return 0

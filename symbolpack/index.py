@@ -278,7 +278,7 @@ class _Pending:
 
     __slots__ = ("rel", "path", "stat", "lang", "data", "digest", "size", "skip")
 
-    def __init__(self, rel: str, path: Path | None, stat, lang: str | None, data: bytes | None,
+    def __init__(self, rel: str, path: str | Path | None, stat, lang: str | None, data: bytes | None,
                  digest: str | None, size: int = 0):
         self.rel, self.path, self.stat, self.lang = rel, path, stat, lang
         self.data, self.digest, self.size, self.skip = data, digest, size, False
@@ -331,14 +331,14 @@ class Index:
     def rel(self, path: Path) -> str:
         return display_path(path.resolve(), self.root)
 
-    def _walked_rel(self, path: Path) -> str:
+    def _walked_rel(self, path: str | Path) -> str:
         """`rel` for a path `walk` listed: already absolute and free of symlinked
         directories (git lists none through them, os.walk does not follow them), so a
         path under the root needs no `resolve` (a dozen system calls per file)."""
-        text, top = str(path), self._root_prefix
-        if text.startswith(top) and "/./" not in text and "/../" not in text and path.is_absolute():
+        text, top = os.fspath(path), self._root_prefix
+        if text.startswith(top) and "/./" not in text and "/../" not in text and os.path.isabs(text):
             return text[len(top):]
-        return self.rel(path)
+        return self.rel(Path(text))
 
     def symbols_for_bytes(self, rel: str, data: bytes, lang: str | None = None, tree=None) -> FileSymbols:
         """Symbols of in-memory *data* as if it were the file *rel* (no disk read); *tree*:
@@ -355,7 +355,7 @@ class Index:
     def files(self, paths: Sequence[Path]) -> list[FileSymbols]:
         return list(self.iter_files(paths))
 
-    def iter_files(self, paths: Iterable[Path], progress=None) -> Iterator[FileSymbols]:
+    def iter_files(self, paths: Iterable[str | Path], progress=None) -> Iterator[FileSymbols]:
         """Symbols of *paths* in order, a batch at a time: at most `_BATCH_BYTES` of source
         are held at once, never every file's bytes. A file whose stat signature matches
         the digest recorded when it was last read (`statdigests`) is not read at all when
@@ -386,12 +386,12 @@ class Index:
 
         return StatDigests.load(self.cache.directory.parent / "stat-digests.pickle")
 
-    def _pending(self, path: Path, known) -> _Pending | None:
+    def _pending(self, path: str | Path, known) -> _Pending | None:
         rel = self._walked_rel(path)
         if is_sensitive(rel):  # listed, never read (see _bind_all)
             return _Pending(rel, None, None, None, b"", sha256_hex(b""))
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError:
             return None
         lang = language_for_path(path)
@@ -408,7 +408,8 @@ class Index:
             if p.data is not None or (p.digest is not None and (p.key is None or p.key in packed)):
                 continue  # sensitive, or known by its stat and answered (or no parser wants it)
             try:
-                data = p.path.read_bytes()
+                with open(p.path, "rb") as f:
+                    data = f.read()
             except OSError:
                 p.skip = True
                 continue
