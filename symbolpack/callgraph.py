@@ -49,7 +49,8 @@ from .facts import (CALLABLE_KINDS, EDGE_KINDS, TYPE_KINDS, CallSite, FileFacts,
                     owner_type, receiver_of)
 from .git import cat_blobs, run_git
 from .index import sha256_hex
-from .languages import has_query, language_for_path
+from .languages import language_for_path
+from .mentions import NameSearch
 from .resolve import Resolver, hint_matches, observation_class, ordered_hints, resolver_class
 from .snapshot import MAX_GRAPH_BYTES, GitTreeSnapshot, Snapshot, WorkTreeSnapshot
 from .sources import is_sensitive
@@ -78,16 +79,6 @@ lower upper encode decode load dump loads dumps sort sorted reverse min max sum
 
 # Languages where a bare `name()` inside a class may be one of its methods.
 _BARE_METHOD_CALLS = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "ruby", "dart", "php"})
-
-# names `git grep -w` matches exactly as `_mentions` does (word characters both agree on)
-_GIT_WORD = re.compile(r"[A-Za-z0-9_]+")
-
-_DEFINITION_PREFIXES = tuple(
-    k.encode() + sep
-    for k in ("def", "fn", "func", "function", "fun", "class", "struct", "interface", "trait", "enum", "sub",
-              "macro_rules!")
-    for sep in (b" ", b"\t"))
-
 
 @dataclass(frozen=True)
 class Edge:
@@ -133,9 +124,7 @@ class CallGraph:
         self._observed: dict[tuple, object] | None = None
         self._resolvers: dict[type[Resolver], Resolver] = {}
         self._defs_named: dict[str, list[SymbolSlice]] = {}
-        self._grep: dict[tuple[str, bool], set[str]] = {}
-        self._pool: list[str] | None = None
-        self._candidates: dict[str, list[str]] = {}  # name -> files git grep says may mention it
+        self._names = NameSearch(snapshot)
         self._site_edges: dict[str, dict[int, Edge]] = {}  # call sites resolved one by one, by index
         self._hints: dict[tuple[str, str | None, str], list[tuple[int, int, str]]] = {}
         self._texts: dict[str, tuple[str, list[int]]] = {}
@@ -294,50 +283,8 @@ class CallGraph:
         return out
 
     def grep(self, names: Iterable[str], uses_only: bool = False) -> list[str]:
-        """Parsed-language files whose bytes mention one of *names* as a word; with
-        *uses_only*, at least once not right after a definition keyword (`def name`),
-        so a file that only defines a common method name is not parsed for callers."""
-        wanted = {n for n in names if n}
-        self._prefilter([n for n in wanted if (n, False) not in self._grep])
-        found: set[str] = set()
-        for name in wanted:
-            found |= self._grep_one(name, uses_only)
-        return sorted(found)
-
-    def _grep_one(self, name: str, uses_only: bool) -> set[str]:
-        key = (name, uses_only)
-        if key not in self._grep:
-            if uses_only:
-                pool: Iterable[str] = self._grep_one(name, False)
-            else:
-                pool = self._candidates.pop(name, None)
-                if pool is None:  # git could not narrow it: every parseable file
-                    pool = self._parseable()
-                    self.snap.read_many(pool)
-            needle = name.encode()
-            self._grep[key] = {p for p in pool if _mentions(self.snap.read(p), needle, uses_only)}
-        return self._grep[key]
-
-    def _prefilter(self, names: list[str]) -> None:
-        """Candidates for each of *names* from one `git grep -lw` (run in C, no file read
-        here), confirmed by `_mentions` later; names git's words cannot express are left
-        to the full scan. A whole-repository read costs seconds on a big tree."""
-        plain = [n for n in names if _GIT_WORD.fullmatch(n) and n not in self._candidates]
-        if not plain:
-            return
-        answer = self.snap.grep_words(plain)
-        parseable = set(self._parseable())  # listed while git searches
-        hits = answer()
-        if hits is None:
-            return
-        pool = sorted(p for p in hits if p in parseable)
-        for n in plain:
-            self._candidates[n] = pool
-
-    def _parseable(self) -> list[str]:
-        if self._pool is None:
-            self._pool = [p for p in self.snap.paths() if has_query(language_for_path(p)) and not is_sensitive(p)]
-        return self._pool
+        """Parsed-language files that mention one of *names* as a word (`mentions.NameSearch`)."""
+        return self._names.files(names, uses_only)
 
     def definitions_named(self, names: Iterable[str]) -> dict[str, list[SymbolSlice]]:
         todo = {n for n in names if n not in self._defs_named}
@@ -661,21 +608,6 @@ class CallGraph:
 
 
 # --------------------------------------------------------------------------- helpers
-
-def _mentions(data: bytes | None, needle: bytes, uses_only: bool) -> bool:
-    """*needle* occurs in *data* as a whole word (with *uses_only*: not as `def needle`)."""
-    if not data or needle not in data:
-        return False
-    size = len(needle)
-    pos = data.find(needle)
-    while pos != -1:
-        before, after = data[pos - 1:pos], data[pos + size:pos + size + 1]
-        if not (before and (before.isalnum() or before in b"_$")) and not (after and (after.isalnum() or after in b"_$")):
-            if not uses_only or not data[max(0, pos - 16):pos].endswith(_DEFINITION_PREFIXES):
-                return True
-        pos = data.find(needle, pos + 1)
-    return False
-
 
 def _owner_name(owner: SymbolSlice) -> str:
     return _type_name(owner.name)
