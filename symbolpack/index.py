@@ -363,6 +363,7 @@ class Index:
         known = self._stat_digests()
         batch: list[_Pending] = []
         held = 0
+        in_flight = None  # the batch the pool is parsing while the next one is read
         try:
             for path in paths:
                 item = self._pending(path, known)
@@ -371,9 +372,14 @@ class Index:
                 batch.append(item)
                 held += item.size
                 if held >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
-                    yield from self._finish(batch, known, progress)
-                    batch, held = [], 0
-            yield from self._finish(batch, known, progress)
+                    started = self._start(batch, known)
+                    if in_flight is not None:
+                        yield from self._complete(in_flight, progress)
+                    in_flight, batch, held = started, [], 0
+            started = self._start(batch, known)
+            if in_flight is not None:
+                yield from self._complete(in_flight, progress)
+            yield from self._complete(started, progress)
             if known is not None:
                 known.save()
         finally:
@@ -401,8 +407,9 @@ class Index:
             return _Pending(rel, path, st, None if binary else lang, None, digest)
         return _Pending(rel, path, st, lang, None, None, st.st_size)
 
-    def _finish(self, batch: list[_Pending], known, progress) -> Iterator[FileSymbols]:
-        """Cache lookups, reads of what the cache cannot answer, parses of the misses."""
+    def _start(self, batch: list[_Pending], known) -> tuple:
+        """Cache lookups, reads of what the cache cannot answer, the misses sent to be
+        parsed (to the pool when there are many: they parse while the caller goes on)."""
         packed = self._lookup([p for p in batch if p.digest is not None])
         for p in batch:
             if p.data is not None or (p.digest is not None and (p.key is None or p.key in packed)):
@@ -422,9 +429,13 @@ class Index:
                 known.put(p.rel, p.stat, p.digest, binary)
         packed.update(self._lookup([p for p in batch if p.data is not None and p.key not in packed]))
         misses = {p.key: p for p in batch if p.key is not None and p.key not in packed and not p.skip}
-        fresh = self._parse_many([(p.lang, p.data) for p in misses.values()])
+        return batch, packed, list(misses), self._parse_later([(p.lang, p.data) for p in misses.values()])
+
+    def _complete(self, started: tuple, progress) -> Iterator[FileSymbols]:
+        """A started batch's parses cached, then its files bound, in order."""
+        batch, packed, misses, parsed = started
         new_entries: dict[str, tuple] = {}
-        for key, value in zip(misses, fresh):
+        for key, value in zip(misses, parsed()):
             packed[key] = value
             if value[2] is None:  # failures are not cached: a fixed grammar should retry
                 new_entries[key] = value
@@ -478,13 +489,21 @@ class Index:
         return out
 
     def _parse_many(self, jobs: list[tuple[str, bytes]]) -> list[tuple]:
+        return self._parse_later(jobs)()
+
+    def _parse_later(self, jobs: list[tuple[str, bytes]]):
+        """A function returning the parses of *jobs*: a pool's are under way already."""
         total = sum(len(d) for _, d in jobs)
         if self.jobs > 1 and len(jobs) >= _POOL_MIN_FILES and total >= _POOL_MIN_BYTES:
             # biggest first so one large file does not finish the run alone
             order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
-            done = list(self._process_pool().map(_parse_job, [jobs[i] for i in order], chunksize=8))
-            results: list = [None] * len(jobs)
-            for i, r in zip(order, done):
-                results[i] = r
-            return results
-        return [_parse_job(job) for job in jobs]
+            done = self._process_pool().map(_parse_job, [jobs[i] for i in order], chunksize=8)
+
+            def gathered() -> list:
+                results: list = [None] * len(jobs)
+                for i, r in zip(order, done):
+                    results[i] = r
+                return results
+
+            return gathered
+        return lambda: [_parse_job(job) for job in jobs]

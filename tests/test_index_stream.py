@@ -70,7 +70,9 @@ def test_young_files_are_not_trusted_by_their_stat(make_repo):
 
 
 def test_batches_cold_warm_and_uncached_agree(make_repo, monkeypatch, young_files_trusted):
-    monkeypatch.setattr(index_module, "_BATCH_FILES", 7)  # many batches, a pool across them
+    monkeypatch.setattr(index_module, "_BATCH_FILES", 7)  # many batches, a pool across them,
+    monkeypatch.setattr(index_module, "_POOL_MIN_FILES", 2)  # one parsing while the next is read
+    monkeypatch.setattr(index_module, "_POOL_MIN_BYTES", 0)
     root = make_repo({f"pkg/m{i}.py": module(20, f"f{i}_") for i in range(40)} | {".env": "SECRET=1\n"})
     time.sleep(0.1)
     paths = walk(root, root).files
