@@ -72,7 +72,8 @@ class NameSearch:
         hits = answer()
         if hits is None:
             return
-        pool = sorted(p for p in hits if p in parseable)
+        # seeded bytes are the snapshot's truth even if the file changed since git read it
+        pool = sorted(p for p in hits | self.snap.seeded if p in parseable)
         for n in plain:
             self._candidates[n] = pool
 

@@ -22,6 +22,7 @@ class Snapshot:
         self._paths: list[str] | None = None
         self._path_set: frozenset[str] | None = None
         self._dirs: dict[str, tuple[str, ...]] | None = None
+        self.seeded: set[str] = set()  # paths whose bytes a caller gave (`seed`), not read here
 
     def paths(self) -> list[str]:
         if self._paths is None:
@@ -56,6 +57,7 @@ class Snapshot:
 
     def seed(self, path: str, data: bytes) -> None:
         """Use *data* as the content of *path* (bytes the caller already read)."""
+        self.seeded.add(path)
         self._data[path] = data
         self._sha.pop(path, None)
 
