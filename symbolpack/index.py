@@ -276,17 +276,23 @@ class _Pending:
     """One file on its way through `Index.iter_files`: its bytes are held only while
     its batch is being parsed."""
 
-    __slots__ = ("rel", "path", "stat", "lang", "data", "digest", "size", "skip")
+    __slots__ = ("rel", "path", "stat", "lang", "data", "digest", "size", "skip", "_key", "_key_of")
 
     def __init__(self, rel: str, path: str | Path | None, stat, lang: str | None, data: bytes | None,
                  digest: str | None, size: int = 0):
         self.rel, self.path, self.stat, self.lang = rel, path, stat, lang
         self.data, self.digest, self.size, self.skip = data, digest, size, False
+        self._key: str | None = None
+        self._key_of: tuple | None = None
 
     @property
     def key(self) -> str | None:
         """The parse-cache key, once the digest is known (None: no parser for it)."""
-        return _cache_key(self.lang, self.digest) if self.digest is not None and has_query(self.lang) else None
+        if self._key_of != (self.lang, self.digest):  # asked several times per file: computed once
+            self._key_of = (self.lang, self.digest)
+            self._key = _cache_key(self.lang, self.digest) if self.digest is not None and has_query(self.lang) \
+                else None
+        return self._key
 
 
 class Index:
