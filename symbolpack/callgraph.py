@@ -49,8 +49,9 @@ from .facts import (CALLABLE_KINDS, EDGE_KINDS, TYPE_KINDS, CallSite, FileFacts,
                     owner_type, receiver_of)
 from .git import cat_blobs, run_git
 from .index import sha256_hex
-from .languages import has_query, language_for_path
-from .resolve import Resolver, observation_class, resolver_class
+from .languages import language_for_path
+from .mentions import NameSearch
+from .resolve import Resolver, hint_matches, observation_class, ordered_hints, resolver_class
 from .snapshot import MAX_GRAPH_BYTES, GitTreeSnapshot, Snapshot, WorkTreeSnapshot
 from .sources import is_sensitive
 from .symbols import CLASS_LIKE, SymbolSlice
@@ -78,13 +79,6 @@ lower upper encode decode load dump loads dumps sort sorted reverse min max sum
 
 # Languages where a bare `name()` inside a class may be one of its methods.
 _BARE_METHOD_CALLS = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "ruby", "dart", "php"})
-
-_DEFINITION_PREFIXES = tuple(
-    k.encode() + sep
-    for k in ("def", "fn", "func", "function", "fun", "class", "struct", "interface", "trait", "enum", "sub",
-              "macro_rules!")
-    for sep in (b" ", b"\t"))
-
 
 @dataclass(frozen=True)
 class Edge:
@@ -130,8 +124,10 @@ class CallGraph:
         self._observed: dict[tuple, object] | None = None
         self._resolvers: dict[type[Resolver], Resolver] = {}
         self._defs_named: dict[str, list[SymbolSlice]] = {}
-        self._grep: dict[tuple[str, bool], set[str]] = {}
-        self._pool: list[str] | None = None
+        self._names = NameSearch(snapshot, self.index.settings.sensitive)
+        self._site_edges: dict[str, dict[int, Edge]] = {}  # call sites resolved one by one, by index
+        self._hints: dict[tuple[str, str | None, str], list[tuple[int, int, str]]] = {}
+        self._texts: dict[str, tuple[str, list[int]]] = {}
 
     # -- observations: everything resolution learns about other files goes through these
     def _note(self, key: tuple, value):
@@ -217,11 +213,8 @@ class CallGraph:
             self._edges[path] = []
             return []
         key = f"edges:{graph_version()}:{path}:{facts.sha256}"
-        cached = self.cache.get(key) if self.cache else None
-        if cached is not None and self._still_valid(cached[0]):
-            self.stats.files_reused += 1
-            edges = [Edge(path, *e) for e in cached[1]]
-        else:
+        edges = self._cached_edges(path, facts)
+        if edges is None:
             self._observed = {}
             try:
                 edges = [self._resolve(facts, site) for site in facts.calls]
@@ -234,6 +227,34 @@ class CallGraph:
         self._edges[path] = edges
         return edges
 
+    def _cached_edges(self, path: str, facts: FileFacts) -> list[Edge] | None:
+        """*path*'s edges from the cache when nothing they saw changed, else None."""
+        cached = self.cache.get(f"edges:{graph_version()}:{path}:{facts.sha256}") if self.cache else None
+        if cached is None or not self._still_valid(cached[0]):
+            return None
+        self.stats.files_reused += 1
+        return [Edge(path, *e) for e in cached[1]]
+
+    def _edges_where(self, path: str, keep) -> list[Edge]:
+        """The edges of *path* whose call site *keep* accepts (it sees `name` and `line`,
+        which a `CallSite` and an `Edge` share), in file order: filtered from the whole
+        file's edges when they are in memory or valid in the cache, else resolved for those
+        sites alone (a caller search wants the calls of a few names, not every call of every
+        file that mentions one; the file's cache entry waits for a full resolution)."""
+        if path not in self._edges:
+            facts = self.facts(path)
+            if facts is None or not facts.parsed:
+                return []
+            edges = self._cached_edges(path, facts)
+            if edges is None:
+                resolved = self._site_edges.setdefault(path, {})
+                for n, site in enumerate(facts.calls):
+                    if keep(site) and n not in resolved:
+                        resolved[n] = self._resolve(facts, site)
+                return [resolved[n] for n, site in enumerate(facts.calls) if keep(site)]
+            self._edges[path] = edges
+        return [e for e in self._edges[path] if keep(e)]
+
     def _still_valid(self, observed) -> bool:
         try:
             return all(self._observe(tuple(k)) == v for k, v in observed)
@@ -242,7 +263,8 @@ class CallGraph:
 
     def callees(self, sym: SymbolSlice, include_nested: bool = False) -> list[Edge]:
         """Calls made directly in *sym* (and in its members when *include_nested*)."""
-        edges = self.file_edges(sym.path)
+        first, last = sym.lines
+        edges = self._edges_where(sym.path, lambda site: first <= site.line <= last)
         if include_nested:
             return [e for e in edges if e.caller is not None and sym.lines[0] <= e.line <= sym.lines[1]]
         return [e for e in edges if e.caller == sym.id]
@@ -260,9 +282,7 @@ class CallGraph:
                     names.add(owner.name)
         out = []
         for path in self.grep(names, uses_only=True):
-            for e in self.file_edges(path):
-                if e.name not in names:
-                    continue
+            for e in self._edges_where(path, lambda site: site.name in names):
                 if guess and e.status == "unresolved":
                     e = self.guess(e)
                 if ids.intersection(e.targets) and e.status in ("resolved", "guessed"):
@@ -270,28 +290,8 @@ class CallGraph:
         return out
 
     def grep(self, names: Iterable[str], uses_only: bool = False) -> list[str]:
-        """Parsed-language files whose bytes mention one of *names* as a word; with
-        *uses_only*, at least once not right after a definition keyword (`def name`),
-        so a file that only defines a common method name is not parsed for callers."""
-        found: set[str] = set()
-        for name in {n for n in names if n}:
-            found |= self._grep_one(name, uses_only)
-        return sorted(found)
-
-    def _grep_one(self, name: str, uses_only: bool) -> set[str]:
-        key = (name, uses_only)
-        if key not in self._grep:
-            pool = self._grep_one(name, False) if uses_only else self._parseable()
-            needle = name.encode()
-            self._grep[key] = {p for p in pool if _mentions(self.snap.read(p), needle, uses_only)}
-        return self._grep[key]
-
-    def _parseable(self) -> list[str]:
-        if self._pool is None:
-            self._pool = [p for p in self.snap.paths() if has_query(language_for_path(p))
-                          and not is_sensitive(p, self.index.settings.sensitive)]
-            self.snap.read_many(self._pool)
-        return self._pool
+        """Parsed-language files that mention one of *names* as a word (`mentions.NameSearch`)."""
+        return self._names.files(names, uses_only)
 
     def definitions_named(self, names: Iterable[str]) -> dict[str, list[SymbolSlice]]:
         todo = {n for n in names if n not in self._defs_named}
@@ -558,13 +558,44 @@ class CallGraph:
             scopes.append((owner.lines[0], owner.lines[1]))
         names = [var] if field is None else [var, field]
         for start, end in scopes:
-            text = b"\n".join(facts.lines[start - 1:end]).decode("utf-8", "replace")
             for v in names:
-                for type_name in resolver.type_hints(v, text):
+                for type_name in self._type_hints(facts, resolver, v, start, end):
                     types = self._lookup_types(facts, type_name, caller)
                     if types:
                         return types
         return []
+
+    def _type_hints(self, facts: FileFacts, resolver: Resolver, var: str, start: int, end: int) -> list[str]:
+        """`resolver.type_hints(var, lines start..end)`, from one pass of its patterns over
+        the whole file per (content, variable): a class's scope is most of its file, and
+        one call site after another asked it again (a third of a pack's time on TypeScript).
+        A match crossing the scope's first or last line asks the scope's own text instead."""
+        text, starts = self._file_text(facts)
+        key = (facts.sha256, facts.language, var)
+        found = self._hints.get(key)
+        if found is None:
+            patterns, pick = resolver.hint_patterns(var)
+            found = self._hints[key] = hint_matches(patterns, text, pick)
+        end = min(end, len(starts))
+        if start > end:
+            return []
+        lo, hi = starts[start - 1], (starts[end] - 1 if end < len(starts) else len(text))
+        if any(s < lo < e or s < hi < e for s, e, _ in found):
+            return resolver.type_hints(var, text[lo:hi])
+        return ordered_hints(m for m in found if lo <= m[0] and m[1] <= hi)
+
+    def _file_text(self, facts: FileFacts) -> tuple[str, list[int]]:
+        """*facts*' lines joined and decoded, with the offset where each line starts."""
+        known = self._texts.get(facts.sha256)
+        if known is None:
+            text = b"\n".join(facts.lines).decode("utf-8", "replace")
+            starts = [0]
+            pos = text.find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = text.find("\n", pos + 1)
+            known = self._texts[facts.sha256] = (text, starts if facts.lines else [])
+        return known
 
     # modules ---------------------------------------------------------------
     def _lookup_module_path(self, facts: FileFacts, recv: str) -> tuple[list[str], list[str]] | None:
@@ -584,21 +615,6 @@ class CallGraph:
 
 
 # --------------------------------------------------------------------------- helpers
-
-def _mentions(data: bytes | None, needle: bytes, uses_only: bool) -> bool:
-    """*needle* occurs in *data* as a whole word (with *uses_only*: not as `def needle`)."""
-    if not data or needle not in data:
-        return False
-    size = len(needle)
-    pos = data.find(needle)
-    while pos != -1:
-        before, after = data[pos - 1:pos], data[pos + size:pos + size + 1]
-        if not (before and (before.isalnum() or before in b"_$")) and not (after and (after.isalnum() or after in b"_$")):
-            if not uses_only or not data[max(0, pos - 16):pos].endswith(_DEFINITION_PREFIXES):
-                return True
-        pos = data.find(needle, pos + 1)
-    return False
-
 
 def _owner_name(owner: SymbolSlice) -> str:
     return _type_name(owner.name)

@@ -11,7 +11,6 @@ lines no slice shows as a unified diff. A file that is not UTF-8 is *withheld*
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Callable, Sequence
 from .callgraph import CallGraph, cat_blobs, run_git
 from .errors import GitError, NotFound
 from .index import looks_binary
+from .linediff import opcodes
 from .sources import is_sensitive
 from .symbols import SymbolSlice, split_lines
 from .workspace import find_repo_root
@@ -296,9 +296,7 @@ def analyze(graph: CallGraph, change: FileChange) -> None:
             _consistent(change.git_hunks, len(old_lines), len(new_lines)):
         change.opcodes = list(change.git_hunks)
     else:  # untracked files, or bytes git normalises differently (eol filters)
-        junk = len(old_lines) + len(new_lines) > 20000
-        matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=junk)
-        change.opcodes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+        change.opcodes = [op for op in opcodes(old_lines, new_lines) if op[0] != "equal"]
     if not (is_utf8(change.old) and is_utf8(change.new)):
         if change.opcodes or change.old is None or change.new is None:
             change.withheld = "not UTF-8 text"

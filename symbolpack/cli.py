@@ -43,23 +43,30 @@ def _root_for(path):
 # --------------------------------------------------------------------------- engine commands
 
 def cmd_structure(args) -> int:
-    from .index import Index, walk
-    from .outline import format_structure
+    import json
+
+    from .index import Index, walk_names
+    from .outline import write_structure
+    from .progress import progress_bar
 
     target = Path(args.path).resolve()
     if not target.exists():
         raise _user_error(f"no such file or directory: {args.path}", missing=True)
     root = _root_for(target)
     index = Index(root, use_cache=not args.no_cache)
-    try:
-        walked = walk(target, root)
-        files = index.files(walked.files)
+    try:  # written as it is parsed: a big tree's symbols are never all in memory
+        names, skipped = walk_names(target, root)
+        with progress_bar(len(names), "structure", enabled=args.format != "json") as advance:
+            files = index.iter_files(names, progress=advance)
+            if args.format == "json":
+                sys.stdout.write('{"v": 1, "files": [')
+                for n, f in enumerate(files):
+                    sys.stdout.write((", " if n else "") + json.dumps(f.to_json(), ensure_ascii=False))
+                sys.stdout.write("]}\n")
+            else:
+                write_structure(files, skipped, sys.stdout.write)
     finally:
         index.close()
-    if args.format == "json":
-        _emit_json({"v": 1, "files": [f.to_json() for f in files]})
-    else:
-        sys.stdout.write(format_structure(files, walked.skipped))
     return 0
 
 

@@ -84,10 +84,8 @@ class EngineWorkspace(Workspace):
         if graph is not self.engine._graph:
             super().release_graph(graph)
 
-    def all_symbols(self, root: Path) -> list[SymbolSlice]:
-        if os.path.realpath(root) == self.root_dir:
-            return self.engine.symbols()
-        return super().all_symbols(root)
+    def warm_symbols(self, root: Path) -> list[SymbolSlice] | None:
+        return self.engine.symbols() if os.path.realpath(root) == self.root_dir else None
 
 
 class Engine:
@@ -246,11 +244,10 @@ class Engine:
         return graph
 
     def _walk(self) -> list[str]:
-        from .index import walk
-        from .workspace import display_path
+        from .snapshot import WorkTreeSnapshot
 
         self.walks += 1
-        return [display_path(p, self.root) for p in walk(self.ws.root, self.ws.root).files]
+        return WorkTreeSnapshot(self.ws.root).paths()  # the walk's files, repo-relative, in its order
 
     def _git_dir(self) -> str | None:
         if self._gitdir is None:

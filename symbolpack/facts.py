@@ -144,19 +144,13 @@ def owner_type(sym: SymbolSlice, facts: FileFacts) -> SymbolSlice | str | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
 def _reference_query(lang: str):
-    """The language's query with only its `@reference.*` patterns enabled."""
-    from tree_sitter import Query
+    """The language's whole query, the one the symbols' parse uses: compiling a query
+    costs ~100 ms for TypeScript, so facts share it rather than compile a copy with only
+    the `@reference.*` patterns (`extract_facts` skips the matches that define)."""
+    from .languages import parser_and_query
 
-    from .languages import query_source, tree_sitter_language
-
-    source = (query_source(lang) or "").encode()
-    query = Query(tree_sitter_language(lang), source.decode())
-    for i in range(query.pattern_count):
-        if b"@reference." not in source[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]:
-            query.disable_pattern(i)
-    return query
+    return parser_and_query(lang)[1]
 
 
 def _text(node) -> str:
@@ -192,15 +186,24 @@ def receiver_of(name_node) -> str | None:
     return None
 
 
-def extract_facts(data: bytes, lang: str) -> tuple[tuple[CallSite, ...], tuple[ImportBinding, ...], str | None]:
-    """Call sites (with receivers), import bindings and package of *data*."""
+def parse_tree(data: bytes, lang: str):
+    """*data*'s syntax tree, shared by the symbols and the facts of a file neither cache holds."""
+    from .languages import parser_and_query
+
+    return parser_and_query(lang)[0].parse(data)
+
+
+def extract_facts(data: bytes, lang: str,
+                  tree=None) -> tuple[tuple[CallSite, ...], tuple[ImportBinding, ...], str | None]:
+    """Call sites (with receivers), import bindings and package of *data* (from *tree*
+    when the caller parsed it already)."""
     from tree_sitter import QueryCursor
 
     from .languages import parser_and_query
     from .resolve import resolver_class
 
-    parser, _ = parser_and_query(lang)
-    tree = parser.parse(data)
+    if tree is None:
+        tree = parser_and_query(lang)[0].parse(data)
     calls: dict[tuple, CallSite] = {}
     for _, caps in QueryCursor(_reference_query(lang)).matches(tree.root_node):
         names = caps.get("name")
@@ -228,14 +231,20 @@ def file_facts(index, cache, stats, path: str, data: bytes) -> FileFacts:
     sha = sha256_hex(data)
     if not has_query(lang) or looks_binary(data) or len(data) > MAX_GRAPH_BYTES or not _is_utf8(data):
         return FileFacts(path, lang, sha, data)
-    fs = index.symbols_for_bytes(path, data, lang)
-    if not fs.parsed:
-        return FileFacts(path, lang, sha, data)
     key = f"facts:{graph_version()}:{query_version(lang)}:{sha}"
     value = cache.get(key) if cache else None
+    tree = None
+    if value is None:  # one parse for the facts and, when the parse cache misses too, the symbols
+        try:
+            tree = parse_tree(data, lang)
+        except Exception:  # a broken grammar: the symbols' own parse reports it
+            tree = None
+    fs = index.symbols_for_bytes(path, data, lang, tree)
+    if not fs.parsed:
+        return FileFacts(path, lang, sha, data)
     if value is None:
         try:
-            calls, imports, package = extract_facts(data, lang)
+            calls, imports, package = extract_facts(data, lang, tree)
         except Exception:  # a broken grammar must not break a context pack
             calls, imports, package = (), (), None
         stats.facts_parsed += 1

@@ -71,11 +71,15 @@ FILENAMES: dict[str, str] = {
 
 def language_for_path(path: str | PurePath) -> str | None:
     """The tree-sitter language name for *path*, or None when we do not know it."""
-    p = PurePath(path)
-    lang = FILENAMES.get(p.name)
+    name = path.rpartition("/")[2] if isinstance(path, str) else ""
+    if name in ("", ".", ".."):  # not a plain last component: let pathlib normalise it
+        name = PurePath(path).name
+    lang = FILENAMES.get(name)
     if lang:
         return lang
-    return EXTENSIONS.get(p.suffix) or EXTENSIONS.get(p.suffix.lower())
+    dot = name.rfind(".")
+    suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # PurePath.suffix, without building a path
+    return EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
 
 
 def queries_dir() -> Path:
@@ -176,12 +180,18 @@ def _bundled_binding(lang: str) -> object:
     return module.language()
 
 
-@functools.lru_cache(maxsize=None)
 def parser_and_query(lang: str, references: bool = True) -> tuple[Parser, Query]:
     """(Parser, Query) for *lang*; raises NotFound (a LookupError) when it cannot be parsed.
 
     Without *references* the `@reference.*` patterns are disabled: a read needs only
-    definitions, and references are most of the matches in a typical file."""
+    definitions, and references are most of the matches in a typical file. Compiled
+    once per process and variant (`f(lang)` and `f(lang, True)` are one cache entry:
+    a TypeScript query costs ~100 ms to compile)."""
+    return _parser_and_query(lang, bool(references))
+
+
+@functools.lru_cache(maxsize=None)
+def _parser_and_query(lang: str, references: bool) -> tuple[Parser, Query]:
     source = query_source(lang)
     if source is None:
         raise NotFound(f"no symbol query for language {lang!r}")

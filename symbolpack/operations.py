@@ -136,9 +136,17 @@ class Workspace:
 
     def all_symbols(self, root: Path) -> list[SymbolSlice]:
         """Every symbol of the files under *root*, in walk order."""
+        warm = self.warm_symbols(root)
+        if warm is not None:
+            return warm
         from .index import walk
 
-        return [s for f in self.index.files(walk(root, root).files) for s in f.symbols]
+        return [s for f in self.index.iter_files(walk(root, root).files) for s in f.symbols]
+
+    def warm_symbols(self, root: Path) -> list[SymbolSlice] | None:
+        """Every symbol under *root* when this workspace keeps them warm (a resident
+        engine: `engine.py`), else None (the caller finds what it needs cold)."""
+        return None
 
     def symbols_of(self, rel: str, data: bytes) -> list[SymbolSlice] | None:
         """Symbols of *data* as file *rel*, or None when no parser handles it (or the

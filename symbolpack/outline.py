@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from .index import FileSymbols
 
@@ -35,16 +35,28 @@ def format_file(fs: FileSymbols) -> str:
 
 
 def format_structure(files: Iterable[FileSymbols], skipped: Mapping[str, int]) -> str:
-    files = list(files)
-    parts = [format_file(f) for f in files if f.symbols]
-    bare = [f.path for f in files if not f.symbols]
-    total = sum(len(f.symbols) for f in files)
-    footer = f"{len(files)} files, {total} symbols"
+    parts: list[str] = []
+    write_structure(files, skipped, parts.append)
+    return "".join(parts)
+
+
+def write_structure(files: Iterable[FileSymbols], skipped: Mapping[str, int], write: Callable[[str], object]) -> None:
+    """`format_structure`, handed to *write* file by file as *files* arrive: a big
+    tree's symbols are never all in memory at once."""
+    count = total = bare = 0
+    for f in files:
+        count += 1
+        total += len(f.symbols)
+        if f.symbols:
+            write(format_file(f))
+        else:
+            bare += 1
+    footer = f"{count} files, {total} symbols"
     if bare:
-        footer += f"; {len(bare)} files without symbols"
+        footer += f"; {bare} files without symbols"
     if skipped:
         footer += "; skipped: " + ", ".join(f"{n} {why}" for why, n in sorted(skipped.items()))
-    return "".join(parts) + footer + "\n"
+    write(footer + "\n")
 
 
 def format_extract(fs: FileSymbols) -> str:

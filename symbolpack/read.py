@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 # Values here are namedtuples, not dataclasses: this module is on the hook's
 # unchanged-re-read path, where dataclass creation alone costs ~10 ms per process.
-# Rendering (views, difflib) is imported only by the rules that draw something.
+# Line alignment (linediff) is imported only by the rules that compare versions.
 
 FULL = "full"
 
@@ -54,7 +54,7 @@ FULL = "full"
 class ReadPolicy(namedtuple("ReadPolicy", [
     "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
     "diff_max_hunks", "diff_max_changed_share", "truncation_share", "skeleton_target_share",
-], defaults=[3, 400, 0.85, 1.0, 8, 0.5, 0.5, 0.35])):
+], defaults=[3, 400, 0.85, 1.0, 8, 0.5, 0.5, 0.25])):
     """Thresholds of the read policy: a skeleton aims at `skeleton_target_share` of a
     plain read and hides no run shorter than `elide_min_lines`; read
     files under `small_file_tokens` whole; a skeleton must cost at most
@@ -272,14 +272,17 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
     full_tokens = current.full_tokens()
     candidates: list[ReadOutcome] = []
     diff_possible = upto == copy.length and all(t is not None for t in old[1:])
-    if upto == copy.length and all(t is not None for t in old[1:]):
+    from .linediff import opcodes
+
+    ops = opcodes(old[1:], lines)  # the copy aligned with the file, once for the diff and the delta
+    if diff_possible:
         # a diff's old side is the copy: every line of it known to us, none past its length
-        diff = unified_diff(old[1:], lines)
+        diff = unified_diff(old[1:], lines, ops=ops)
         if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
             candidates.append(_diff_outcome(request, current, copy, upto, known, diff))
     if current.symbols is not None:
         removed = _removed(old, current, parse)
-        delta, only_unseen = _delta(request, current, copy, old, known, removed)
+        delta, only_unseen = _delta(request, current, copy, old, known, removed, ops)
         if only_unseen:
             candidates = []  # every change is inside bodies the agent never read: name them, no diff
         diff_wins = bool(candidates) and (
@@ -449,29 +452,14 @@ def _innermost(total: int, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice |
     return owner
 
 
-class _Gap:
-    """A line of the copy we know nothing about: equal to nothing, itself included."""
-
-    __slots__ = ()
-
-    def __eq__(self, other) -> bool:
-        return False
-
-    def __hash__(self) -> int:
-        return id(self)
-
-
-def _align(old: Sequence, new: Sequence[str]) -> tuple[list[int | None], set[int]]:
-    """new line -> old line with identical text (1-based), by difflib's matching blocks;
-    and the new lines that stand one for one where the copy has gaps (text unknown to
-    us: they are shown, but they do not make their symbol "changed")."""
-    import difflib
-
-    left = [t if t is not None else _Gap() for t in old[1:]]
+def _align(old: Sequence, new: Sequence[str], ops) -> tuple[list[int | None], set[int]]:
+    """new line -> old line with identical text (1-based), by the opcodes *ops* of the
+    copy's text (gaps are None: equal to nothing) against *new*; and the new lines that
+    stand one for one where the copy has gaps (text unknown to us: they are shown, but
+    they do not make their symbol "changed")."""
     mapped: list[int | None] = [None] * (len(new) + 1)
     in_gaps: set[int] = set()
-    matcher = difflib.SequenceMatcher(None, left, new, autojunk=len(left) + len(new) > 20000)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             for k in range(i2 - i1):
                 mapped[j1 + k + 1] = i1 + k + 1
@@ -492,7 +480,7 @@ def _removed(old: Sequence, current: Current, parse) -> list[str]:
 
 
 def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
-           removed: Sequence[str] = ()) -> tuple[ReadOutcome, bool]:
+           removed: Sequence[str], ops) -> tuple[ReadOutcome, bool]:
     """Symbol-granular re-read against the copy: a symbol whose own lines changed is
     shown (its own lines, children excluded); a line identical to one the agent holds
     is `unchanged` from there; a line identical to one the agent was only told is
@@ -500,7 +488,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     every change it names is inside bodies the agent never read."""
     new = current.lines
     total = len(new)
-    mapped, in_gaps = _align(old, new)
+    mapped, in_gaps = _align(old, new, ops)
     owner = _innermost(total, current.symbols or ())
     dirty: set[str] = set()
     for i in range(1, total + 1):

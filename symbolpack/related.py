@@ -154,7 +154,8 @@ def call_walk(graph: CallGraph, start: SymbolSlice, depth: int, callers: bool
 
 def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
     """ENTRY as a symbol: an id, `file.py:func`, or a (fuzzy) qualname anywhere."""
-    from .lookup import resolve
+    from .index import walk
+    from .lookup import _exact, _overload_impl, resolve
 
     root = graph.snap.root if hasattr(graph.snap, "root") else ws.root
     if ":" in entry:
@@ -172,10 +173,40 @@ def resolve_entry(ws, graph: CallGraph, entry: str) -> SymbolSlice:
             if not rest:
                 _whole_file_error(rel)
             return resolve(rest, list(facts.symbols), where=rel)
-    symbols = ws.all_symbols(root)
+    warm = ws.warm_symbols(root)  # a resident engine holds every symbol already: no walk, no grep
+    if warm is not None:
+        symbols = warm
+    else:
+        listed = walk(root, root).files
+        named = _files_naming(root, listed, entry)
+        if named is not None:  # every exact candidate lives in a file that names it: parse those
+            symbols = [s for f in ws.index.iter_files(named) for s in f.symbols]
+            if _exact(entry, symbols) or _overload_impl(entry, symbols):
+                return resolve(entry, symbols)
+        symbols = [s for f in ws.index.iter_files(listed) for s in f.symbols]  # fuzzy: every name
     if not symbols:
         raise NotFound(f"no symbols found under {root}")
     return resolve(entry, symbols)
+
+
+def _files_naming(root: Path, listed: list[Path], entry: str) -> list[Path] | None:
+    """Of *listed*, the files where the last name of *entry* occurs as a whole word in
+    any case (`git grep -lwi`; the exact matches of `lookup` ignore case too), or None
+    when git cannot say (not a repository, a name git's words do not cover)."""
+    import subprocess
+
+    leaf = re.split(r"[.:#/]", entry.split("#")[0])[-1]
+    if not re.fullmatch(r"[A-Za-z0-9_]+", leaf):
+        return None
+    try:
+        out = subprocess.run(["git", "grep", "-l", "-z", "-w", "-i", "-F", "--untracked", "-e", leaf],
+                             cwd=root, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode not in (0, 1):  # 1: no file names it
+        return None
+    found = {(root / p).resolve() for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+    return [p for p in listed if p.resolve() in found]
 
 
 def _whole_file_error(rel: str):

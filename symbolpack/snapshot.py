@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from .git import cat_blobs, run_git
 from .index import sha256_hex
@@ -22,6 +22,7 @@ class Snapshot:
         self._paths: list[str] | None = None
         self._path_set: frozenset[str] | None = None
         self._dirs: dict[str, tuple[str, ...]] | None = None
+        self.seeded: set[str] = set()  # paths whose bytes a caller gave (`seed`), not read here
 
     def paths(self) -> list[str]:
         if self._paths is None:
@@ -56,6 +57,7 @@ class Snapshot:
 
     def seed(self, path: str, data: bytes) -> None:
         """Use *data* as the content of *path* (bytes the caller already read)."""
+        self.seeded.add(path)
         self._data[path] = data
         self._sha.pop(path, None)
 
@@ -72,6 +74,41 @@ class Snapshot:
             data = self.read(path)
             self._sha[path] = sha256_hex(data) if data is not None else None
         return self._sha[path]
+
+    def grep_words(self, names: Sequence[str]) -> Callable[[], set[str] | None]:
+        """Paths where one of *names* may occur as a whole word (a superset: callers
+        confirm), or None when this snapshot cannot ask git. Returns a function to
+        call for the answer: git searches while the caller does other work."""
+        return lambda: None
+
+    def _git_grep(self, names: Sequence[str], *rev: str) -> Callable[[], set[str] | None]:
+        import subprocess
+
+        args = ["git", "grep", "-l", "-z", "-w", "-F", *(a for n in names for a in ("-e", n))]
+        cmd = [*args, "--full-name", *rev, "--", ":/"] if rev else [*args, "--untracked"]
+        try:
+            proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE,  # type: ignore[attr-defined]
+                                    stderr=subprocess.DEVNULL)
+        except OSError:
+            return lambda: None
+
+        def answer() -> set[str] | None:
+            try:
+                out, _ = proc.communicate(timeout=120)
+            except subprocess.SubprocessError:
+                proc.kill()
+                proc.communicate()
+                return None
+            if proc.returncode not in (0, 1):  # 1: nothing matched
+                return None
+            prefix = f"{rev[0]}:" if rev else ""
+            found = set()
+            for entry in out.decode("utf-8", "surrogateescape").split("\0"):
+                if entry:
+                    found.add(entry[len(prefix):] if prefix and entry.startswith(prefix) else entry)
+            return found
+
+        return answer
 
     def _list(self) -> list[str]:
         raise NotImplementedError
@@ -90,16 +127,21 @@ class WorkTreeSnapshot(Snapshot):
             self._paths = sorted(paths)
 
     def _list(self) -> list[str]:
-        from .index import walk
+        from .index import walk_names
         from .workspace import display_path
 
-        return [display_path(p, self.root) for p in walk(self.root, self.root).files]
+        top = str(self.root).rstrip("/") + "/"  # display_path, without pathlib per file
+        return [name[len(top):] if name.startswith(top) else display_path(Path(name), self.root)
+                for name in walk_names(self.root, self.root)[0]]
 
     def _read(self, path: str) -> bytes | None:
         try:
             return (self.root / path).read_bytes()
         except OSError:
             return None
+
+    def grep_words(self, names: Sequence[str]) -> Callable[[], set[str] | None]:
+        return self._git_grep(names)  # outside a repository git fails: None
 
 
 class GitTreeSnapshot(Snapshot):
@@ -136,3 +178,6 @@ class GitTreeSnapshot(Snapshot):
 
     def _read(self, path: str) -> bytes | None:
         return self.read_many([path])[path]
+
+    def grep_words(self, names: Sequence[str]) -> Callable[[], set[str] | None]:
+        return self._git_grep(names, self.rev)

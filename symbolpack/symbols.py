@@ -30,7 +30,7 @@ from .workspace import sha256_hex
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
 if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+    from typing import Any, Iterable, Sequence
 
     from tree_sitter import Node
 
@@ -137,21 +137,23 @@ class _Def:
         self.body_node, self.pattern, self.extra = body_node, pattern, extra
 
 
-def parse_bytes(data: bytes, lang: str | None,
-                references: bool = True) -> tuple[list[SymbolRecord], list[Reference], str | None]:
-    """Symbols of *data*; a parse failure is reported (third item), never raised."""
+def parse_bytes(data: bytes, lang: str | None, references: bool = True,
+                tree: Any = None) -> tuple[list[SymbolRecord], list[Reference], str | None]:
+    """Symbols of *data* (from *tree* when the caller parsed it already); a parse
+    failure is reported (third item), never raised."""
     from .languages import has_query
 
     if not lang or not has_query(lang):
         return [], [], None
     try:
-        records, refs = extract(data, lang, references)
+        records, refs = extract(data, lang, references, tree)
         return records, refs, None
     except Exception as exc:  # a broken grammar or query must not break a read
         return [], [], f"{type(exc).__name__}: {exc}"
 
 
-def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[SymbolRecord], list[Reference]]:
+def extract(data: bytes, lang: str, references: bool = True,
+            tree: Any = None) -> tuple[list[SymbolRecord], list[Reference]]:
     """Parse *data* as *lang* and return its symbols (source order) and references.
 
     Raises LookupError when *lang* has no query, and whatever tree-sitter raises
@@ -162,7 +164,8 @@ def extract(data: bytes, lang: str, references: bool = True) -> tuple[list[Symbo
     from .languages import parser_and_query
 
     parser, query = parser_and_query(lang, references)
-    tree = parser.parse(data)
+    if tree is None:
+        tree = parser.parse(data)
     lines = split_lines(data)
     offsets = _line_offsets(lines)
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Iterable, Sequence
     from .symbols import SymbolSlice
 
-# namedtuples and lazy difflib: this module is imported on every read, hooks included.
+# namedtuples and a lazy linediff: this module is imported on every read, hooks included.
 
 
 class Segment(namedtuple("Segment", ["kind", "start", "end", "source", "symbol"], defaults=[None, None])):
@@ -162,15 +162,16 @@ class UnifiedDiff(namedtuple("UnifiedDiff", ["text", "hunks", "changed_lines", "
     __slots__ = ()
 
 
-def unified_diff(old: Sequence[str], new: Sequence[str], context: int = 3) -> UnifiedDiff:
-    """Hunks only (no ---/+++ lines); the caller's header names the file."""
-    import difflib
+def unified_diff(old: Sequence[str], new: Sequence[str], context: int = 3,
+                 ops: "Sequence[tuple[str, int, int, int, int]] | None" = None) -> UnifiedDiff:
+    """Hunks only (no ---/+++ lines); the caller's header names the file. *ops*: the
+    opcodes of old -> new when the caller has aligned them already (`linediff`)."""
+    from .linediff import grouped_opcodes, opcodes
 
     out: list[str] = []
     changed = 0
     spans: list[tuple[int, int, int, int]] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=len(old) + len(new) > 20000)
-    for group in matcher.get_grouped_opcodes(context):
+    for group in grouped_opcodes(opcodes(old, new) if ops is None else ops, context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         spans.append((i1, i2, j1, j2))
         out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@")

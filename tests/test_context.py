@@ -512,6 +512,16 @@ def test_context_entry_forms_callers_and_did_you_mean(shop):
         context_pack(ws, "Cart.zzz_nothing", delta=False)
 
 
+def test_an_entry_named_exactly_parses_only_the_files_that_name_it(make_repo):
+    files = {f"pkg/m{i}.py": f"def other_{i}():\n    return {i}\n" for i in range(12)}
+    files["pkg/target.py"] = "def Checkout():\n    return 1\n\ndef checkout_all():\n    return Checkout()\n"
+    files["pkg/user.py"] = "from pkg.target import Checkout\n\ndef use():\n    return Checkout()\n"
+    ws = Workspace(make_repo(files))
+    assert context_pack(ws, "checkout", delta=False)["entry"] == "pkg/target.py:python:Checkout"  # any case
+    assert ws.index.files_read == 2  # target.py and user.py name it; the twelve others are never read
+    assert context_pack(ws, "chekout_al", delta=False)["entry"] == "pkg/target.py:python:checkout_all"  # fuzzy
+
+
 def test_context_delta_against_the_session(shop):
     ws = Workspace(shop)
     first = context_pack(ws, "checkout", session_id="c")

@@ -51,7 +51,8 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
 def cmd_eval(args) -> int:
     from ..errors import NotFound, UsageError
     from .harness import selected_counter
-    from .report import Progress, format_table, write_html
+    from ..progress import StepProgress
+    from .report import format_table, write_html
 
     if args.repo is None and (args.commits != 20 or args.end != "HEAD"):
         raise UsageError("--commits and --end need --repo")
@@ -67,7 +68,8 @@ def cmd_eval(args) -> int:
             if not repo.is_dir():
                 raise NotFound(f"no such directory: {args.repo}")
             summary = replay(repo, commits=args.commits, end=args.end, seed=args.seed,
-                             progress=Progress(enabled=args.progress))
+                             progress=StepProgress("eval", enabled=False if args.json and args.progress is None
+                                                   else args.progress))
     if args.html:
         write_html(summary, Path(args.html))
     if args.json:

@@ -326,10 +326,10 @@ class EvalSession:
         it, else by range. Returns the number of drill-in reads made.
 
         The agent plans like a person paying for each call: hidden spans close enough
-        that the lines between cost less than a round trip are one range read, and
-        when the reads it needs would cost more than the whole file in one call, it
-        reads the whole file. It plans from what it knows: the spans its answers
-        named, the lines it holds, the file's length."""
+        that the lines between cost less than a round trip are one range read (so
+        reading the whole file instead never pays: every gap left costs more than a
+        call). It plans from what it knows: the spans its answers named and the
+        lines it holds."""
         wanted = set(lines)
         made = 0
         plan = self._drill_plan(rel, wanted)
@@ -361,8 +361,8 @@ class EvalSession:
 
     def _drill_plan(self, rel: str, wanted: set[int]) -> list[tuple[int, int]] | None:
         """Range reads covering the hidden spans holding *wanted* lines, when merging
-        spans (or reading the file whole) beats one call per span; None: one call per
-        span (by symbol where the answer named one) is the plan."""
+        spans beats one call per span; None: one call per span (by symbol where the
+        answer named one) is the plan."""
         total = len(self.file_lines(rel) or ())
         missing = self.unknown(rel, wanted)
         if not missing or total == 0:
@@ -383,10 +383,6 @@ class EvalSession:
                 merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
             else:
                 merged.append((a, b))
-        def cost(plan: list[tuple[int, int]]) -> float:
-            return len(plan) * ROUND_TRIP_TOKENS + sum(b - a + 1 for a, b in plan) * per_line
-        if cost([(1, total)]) < cost(merged):
-            return [(1, total)]
         return merged if len(merged) < len(spans) else None
 
     # -- context packs

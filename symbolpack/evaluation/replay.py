@@ -7,7 +7,9 @@ synthetic generator imitates. Each commit C with parent P is one turn:
 1. with the checkout at P, read every file C modifies (a full read; files C
    adds do not exist yet), drill into every hidden body that holds a line C
    changes (the agent needs the code it is about to edit; each such drill-in is
-   charged one round trip, and counted per file edited), re-read the most
+   charged one round trip, and counted per file edited; a package manager's
+   lockfile is read but not drilled into: an agent regenerates it with the
+   package manager, it does not edit it by hand), re-read the most
    recently read files from earlier turns, and make one seeded range read;
 2. lay C on P (index and work tree become C, HEAD stays P) and, when the engine
    has it, ask `diff-context` with and without delta (`run_diff_context_step`);
@@ -40,6 +42,11 @@ from .harness import ChangedLines, EvalSession, PackJudge, isolated_state, load_
 from .oracle import split_lines
 
 REREADS_PER_COMMIT = 3
+# files a package manager writes: agents run the tool rather than edit them (their own
+# list, not the engine's: what the agent does must not depend on what it judges)
+REGENERATED = frozenset({"Cargo.lock", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml",
+                         "poetry.lock", "Pipfile.lock", "uv.lock", "go.sum", "composer.lock", "Gemfile.lock",
+                         "bun.lock", "flake.lock", "mix.lock", "pubspec.lock", "Package.resolved"})
 RANGE_LIMITS = (10, 80)
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -313,6 +320,8 @@ def _agent_turn(session: EvalSession, clone: Path, changes: dict[str, FileChange
         read_now.append(path)
         if response is None or change.status == "D" or response.get("mode") == "passthrough":
             continue  # an agent deleting a file does not open its bodies
+        if path.rsplit("/", 1)[-1] in REGENERATED:
+            continue  # the package manager rewrites it
         session.edited_files = (session.edited_files or 0) + 1  # a file the agent opens to edit
         targets = set(change.old_lines)
         unknown = set(session.unknown(path, [n for a in change.insert_after for n in (a, a + 1)]))

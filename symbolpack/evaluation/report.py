@@ -1,4 +1,4 @@
-"""Rendering an eval summary: a terminal table, a progress bar, a self-contained HTML report.
+"""Rendering an eval summary: a terminal table and a self-contained HTML report.
 
 The HTML report draws its chart as a small inline SVG written by hand: it must
 open offline, from a CI artifact or an e-mail attachment, years later, so it
@@ -10,10 +10,8 @@ The JSON form is the summary itself (`harness.summarize`).
 from __future__ import annotations
 
 import html
-import sys
 import textwrap
 from pathlib import Path
-from typing import TextIO
 
 SERIES = (("native", "native full reads", "#9e9e9e"), ("reference", "diff-only reference", "#e69f00"),
           ("symbolpack", "symbolpack", "#0072b2"))
@@ -145,24 +143,6 @@ def format_headline(summary: dict) -> str:
     if "seconds" in summary:
         out.append(f"finished in {summary['seconds']:.1f} s")
     return "\n".join(out) + "\n"
-
-
-class Progress:
-    """A one-line progress bar on stderr (only when stderr is a terminal, unless forced)."""
-
-    def __init__(self, stream: TextIO | None = None, enabled: bool | None = None, width: int = 30):
-        self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.width = width
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        if not self.enabled:
-            return
-        filled = int(self.width * done / max(total, 1))
-        bar = "#" * filled + "." * (self.width - filled)
-        line = f"\reval [{bar}] {done}/{total} {label[:40]:<40}"
-        self.stream.write(line + ("\n" if done >= total else ""))
-        self.stream.flush()
 
 
 # --------------------------------------------------------------------------- HTML

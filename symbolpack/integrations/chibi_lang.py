@@ -163,10 +163,10 @@ class _BatchIndex:
         self.settings = index.settings
         self.memo: dict[tuple[str, str | None, bytes], object] = {}
 
-    def symbols_for_bytes(self, rel: str, data: bytes, lang: str | None = None):
+    def symbols_for_bytes(self, rel: str, data: bytes, lang: str | None = None, tree=None):
         key = (rel, lang, data)
         if key not in self.memo:
-            self.memo[key] = self.index.symbols_for_bytes(rel, data, lang)
+            self.memo[key] = self.index.symbols_for_bytes(rel, data, lang, tree)
         return self.memo[key]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..facts import _TYPE_ARGS
 
@@ -82,25 +82,46 @@ class Resolver:
         """Base type names written in a type's header."""
         return []
 
+    def hint_patterns(self, var: str) -> tuple[list[str], Callable[[str, list[str]], str] | None]:
+        """Regexes whose first group names a type written for variable *var* (an
+        annotation, a constructor call), and the *pick* of `collect_hints` when a
+        pattern has several groups."""
+        return [], None
+
     def type_hints(self, var: str, text: str) -> list[str]:
         """Type names written for variable *var* in *text*, the last one first."""
-        return []
+        patterns, pick = self.hint_patterns(var)
+        return collect_hints(patterns, text, pick)
 
 
-LEAD = r"(?<![\w$.])"  # no identifier character or `.` right before a variable
+def at_var(v: str) -> str:
+    """The escaped variable *v* with no identifier character or `.` right before it,
+    written literal first (`v(?<![\\w$.]v)`, not `(?<![\\w$.])v`): a pattern that starts
+    with a literal lets the regex engine skip to it, 25 times faster on a 120 kB file."""
+    return v + r"(?<![\w$.]" + v + ")"
 
 
-def collect_hints(patterns: Iterable[str], text: str, pick=None) -> list[str]:
-    """The names the first group of each pattern catches in *text*, the last one
-    first; *pick(pattern, groups)* chooses the name when a pattern has several."""
-    found: list[tuple[int, str]] = []
+def hint_matches(patterns: Iterable[str], text: str, pick=None) -> list[tuple[int, int, str]]:
+    """Every match of *patterns* in *text* as (start, end, name), pattern by pattern:
+    the name the first group catches, or *pick(pattern, groups)* when a pattern has several."""
+    found: list[tuple[int, int, str]] = []
     for pat in patterns:
         for m in re.finditer(pat, text):
             groups = [g for g in m.groups() if g]
             name = pick(pat, groups) if pick is not None else groups[0]
-            found.append((m.start(), name.strip(".").replace("::", "::")))
-    found.sort(key=lambda x: -x[0])
-    return [n for _, n in found if n not in ("self", "this", "mut", "dyn", "impl")]
+            found.append((m.start(), m.end(), name.strip(".")))
+    return found
+
+
+def ordered_hints(matches: Iterable[tuple[int, int, str]]) -> list[str]:
+    """The names of `hint_matches`, the last one in the text first."""
+    return [n for _, _, n in sorted(matches, key=lambda x: -x[0])
+            if n not in ("self", "this", "mut", "dyn", "impl")]
+
+
+def collect_hints(patterns: Iterable[str], text: str, pick=None) -> list[str]:
+    """The type names *patterns* catch in *text*, the last one first."""
+    return ordered_hints(hint_matches(patterns, text, pick))
 
 
 def extends_implements(signature: str) -> list[str]:

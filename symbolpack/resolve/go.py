@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..facts import TYPE_KINDS, ImportBinding, _text
-from . import LEAD, Resolver, collect_hints
+from . import Resolver, at_var
 
 
 if TYPE_CHECKING:
@@ -37,13 +37,13 @@ class GoResolver(Resolver):
         return [f for f in (self.graph._facts_observed(p) for p in self._go_package_files(type_sym.path, True))
                 if f is not None and f.path != facts.path]
 
-    def type_hints(self, var: str, text: str) -> list[str]:
+    def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
-        pats = [lead + v + r"\s+\*?([A-Za-z_][\w.]*)\s*[,)]",
-                lead + v + r"\s*:?=\s*&?([A-Za-z_][\w.]*)\s*\{",
-                lead + v + r"\s*:?=\s*(?:(\w+)\.)?New([A-Z]\w*)\s*\("]
-        return collect_hints(pats, text, _pick)
+        at = at_var(v)
+        pats = [at + r"\s+\*?([A-Za-z_][\w.]*)\s*[,)]",
+                at + r"\s*:?=\s*&?([A-Za-z_][\w.]*)\s*\{",
+                at + r"\s*:?=\s*(?:(\w+)\.)?New([A-Z]\w*)\s*\("]
+        return pats, _pick
 
     def _go_module_root(self, from_path: str) -> tuple[str, str] | None:
         """(directory of the nearest go.mod, its module path)."""

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..facts import TYPE_KINDS, ImportBinding, _text
-from . import LEAD, Resolver, collect_hints, extends_implements
+from . import Resolver, at_var, extends_implements
 
 
 if TYPE_CHECKING:
@@ -54,12 +54,12 @@ class JavaResolver(Resolver):
     def signature_bases(self, signature: str) -> list[str]:
         return extends_implements(signature)
 
-    def type_hints(self, var: str, text: str) -> list[str]:
+    def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
+        at = at_var(v)
         pats = [r"([A-Z][\w.]*)(?:<[^;()=]*?>)?(?:\[\])?\s+" + v + r"\s*[=;,)]",
-                lead + v + r"\s*=\s*new\s+([A-Z][\w.]*)"]
-        return collect_hints(pats, text)
+                at + r"\s*=\s*new\s+([A-Z][\w.]*)"]
+        return pats, None
 
     def _java_class_index(self) -> dict[str, list[str]]:
         if self._java_classes is None:

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from ..facts import ImportBinding, _text
-from . import LEAD, Resolver, collect_hints, extends_implements
+from . import Resolver, at_var, extends_implements
 
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
 
@@ -28,12 +28,12 @@ class JsResolver(Resolver):
     def signature_bases(self, signature: str) -> list[str]:
         return extends_implements(signature)
 
-    def type_hints(self, var: str, text: str) -> list[str]:
+    def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
-        pats = [lead + v + r"[ \t]*[?!]?[ \t]*:[ \t]*([A-Za-z_$][\w$.]*)",
-                lead + v + r"\s*=\s*new\s+([A-Za-z_$][\w$.]*)"]
-        return collect_hints(pats, text)
+        at = at_var(v)
+        pats = [at + r"[ \t]*[?!]?[ \t]*:[ \t]*([A-Za-z_$][\w$.]*)",
+                at + r"\s*=\s*new\s+([A-Za-z_$][\w$.]*)"]
+        return pats, None
 
     def _js_module(self, from_path: str, spec: str) -> list[str]:
         if not spec.startswith("."):

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from ..facts import ImportBinding, _text
-from . import LEAD, Resolver, collect_hints
+from . import Resolver, at_var
 
 
 class PythonResolver(Resolver):
@@ -59,13 +59,13 @@ class PythonResolver(Resolver):
                 names.append(part)
         return names
 
-    def type_hints(self, var: str, text: str) -> list[str]:
+    def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
-        pats = [lead + v + r"[ \t]*:[ \t]*(?:Optional\[|\"|')?([A-Za-z_][\w.]*)",
-                lead + v + r"\s*(?::[^=\n]*)?=\s*([A-Za-z_][\w.]*)\s*\(",
+        at = at_var(v)
+        pats = [at + r"[ \t]*:[ \t]*(?:Optional\[|\"|')?([A-Za-z_][\w.]*)",
+                at + r"\s*(?::[^=\n]*)?=\s*([A-Za-z_][\w.]*)\s*\(",
                 r"except\s*\(?\s*([A-Za-z_][\w.]*)[^:\n]*?\s+as\s+" + v + r"\b"]
-        return collect_hints(pats, text)
+        return pats, None
 
     def _python_module_index(self) -> dict[str, list[str]]:
         if self._py_modules is None:

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from ..facts import ImportBinding, _text
-from . import LEAD, Resolver, collect_hints
+from . import Resolver, at_var
 
 
 class RustResolver(Resolver):
@@ -40,12 +40,12 @@ class RustResolver(Resolver):
             return [facts.path], [recv]
         return None
 
-    def type_hints(self, var: str, text: str) -> list[str]:
+    def hint_patterns(self, var: str):
         v = re.escape(var)
-        lead = LEAD
-        pats = [lead + v + r"[ \t]*:[ \t]*&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?([A-Za-z_][\w:]*)",
+        at = at_var(v)
+        pats = [at + r"[ \t]*:[ \t]*&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?([A-Za-z_][\w:]*)",
                 r"let\s+(?:mut\s+)?" + v + r"\s*(?::[^=;]*)?=\s*&?(?:mut\s+)?([A-Za-z_][\w:]*?)(?:::\w+\s*\(|\s*\{)"]
-        return collect_hints(pats, text)
+        return pats, None
 
     def _rust_module(self, from_path: str, module: str) -> tuple[list[str], list[str]] | None:
         """(file, inline module path) of a Rust path: `crate::a::b`, `self::x`, `super::y`, `mycrate::z`."""

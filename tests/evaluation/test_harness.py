@@ -330,3 +330,33 @@ def test_eval_command_default_json_has_the_charges(capsys):
     # into bodies the skeleton hid
     assert out["drill_ins"] == 5 and out["round_trips"]["symbolpack"] == 2
     assert "drill_ins_per_edited_file" not in out  # a replay number
+
+
+def _many_functions(n: int, body: int) -> str:
+    return "".join(f"def f{k}(x):\n" + "".join(f"    y{i} = x * {i} + {k}\n" for i in range(body))
+                   + "    return x\n\n\n" for k in range(n))
+
+
+def test_drill_plan_merges_close_spans_and_keeps_a_lone_one_by_symbol(make_repo):
+    """Hidden bodies a few shown lines apart are one range read; edits in every other
+    body of a long file are one range; a single edit stays one call by symbol."""
+    from symbolpack.evaluation.harness import EvalSession
+
+    root = make_repo({"close.py": _many_functions(6, 12), "wide.py": _many_functions(30, 8)})
+    with selected_counter("estimate"):
+        session = EvalSession(root, session_id="plan")
+        try:
+            close = session.read("close.py")
+            assert close["mode"] == "skeleton"
+            f1, f2 = [(s["start"], s["end"]) for s in close["segments"] if s["kind"] == "elided"][1:3]
+            assert session.drill_into("close.py", [f1[0] + 2, f2[0] + 2]) == 1  # one range over both bodies
+            assert [r.request for r in session.records[1:]] == [f"lines {f1[0]}-{f2[1]}"]
+            wide = session.read("wide.py")
+            bodies = [(s["start"], s["end"]) for s in wide["segments"] if s["kind"] == "elided"]
+            assert session.drill_into("wide.py", [a + 1 for a, _ in bodies[::2]]) == 1  # every other body
+            assert session.records[-1].request == f"lines {bodies[0][0]}-{bodies[-2][1]}"
+            assert session.drill_into("close.py", [close["total_lines"] - 3]) == 1  # the last body, alone
+            assert session.records[-1].request == "symbol close.py:python:f5"
+            assert session.failures() == []
+        finally:
+            session.close()

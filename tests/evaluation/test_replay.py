@@ -285,3 +285,19 @@ def test_changed_lines_ignore_where_an_ambiguous_blank_line_sits(make_repo):
     changes = diff_context_changes(root, f"{head}^1", head)
     # git inserts lines 3-5 ("# c", "X = 3", ""), difflib lines 2-4 ("", "# c", "X = 3")
     assert changes["a.py"].lines == {3, 4}
+
+
+def test_a_lockfile_is_read_but_not_edited_by_hand(make_repo):
+    """A package manager rewrites Cargo.lock: the replay's agent reads it and drills into
+    nothing there, while an outlined document the same commit edits is drilled into."""
+    lock = "".join(f'[[package]]\nname = "crate{k}"\nversion = "1.{k}.0"\nsource = "registry"\n\n' for k in range(120))
+    doc = "# Guide\n\n" + "".join(f"## Part {k}\n\n" + "".join(f"Text {k}.{i} about the part.\n" for i in range(12))
+                                  + "\n" for k in range(10))
+    root = make_repo({"Cargo.lock": lock, "GUIDE.md": doc})
+    (root / "Cargo.lock").write_text(lock.replace('version = "1.7.0"', 'version = "1.7.1"')
+                                     .replace('version = "1.90.0"', 'version = "1.90.2"'))
+    edit(root, "GUIDE.md", "Text 8.5 about the part.", "Text 8.5 about the part, revised.")
+    commit(root, "bump two crates, revise the guide")
+    result = run(root, commits=1, diff_context=False)
+    assert result["failures"] == 0, result["failure_messages"]
+    assert result["reads"] >= 2 and result["drill_ins"] == 1  # the guide's section, not the lockfile
