@@ -60,7 +60,7 @@ import os
 import re
 import sys
 
-from ..workspace import sha256_hex
+from ..workspace import repo_root_dir, sha256_hex
 from .edits import (DIFFERS, GAP, KNOWN, apply_edit, carry_edit, copy_from_cells, copy_marks,  # noqa: F401
                     edits_of, ends_with_newline, guard_verdict, int_arg, loader, qualnames, replay)
 from .edits import hidden_mark as _hidden_mark  # noqa: F401  (the marks are edits.py's; tests use this name)
@@ -117,15 +117,7 @@ def hook_root(payload: dict) -> str:
     cwd = payload.get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd) or not os.path.isdir(cwd):
         cwd = os.getcwd()
-    here = os.path.realpath(cwd)
-    d = here
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return here
-        d = parent
+    return repo_root_dir(cwd) or os.path.realpath(cwd)
 
 
 def parse_request(payload, tools: tuple[str, ...], path_field: str = "file_path") -> HookRequest | None:
@@ -594,13 +586,9 @@ def main(argv: list[str] | None = None) -> int:
 def run_as_process(argv: list[str] | None = None) -> None:
     """`main`, then end the process at once: everything is written and flushed, and
     skipping the interpreter's teardown saves ~4 ms per tool call."""
-    code = main(argv)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
-    os._exit(code)
+    from ..cli import exit_now
+
+    exit_now(main(argv))
 
 
 if __name__ == "__main__":
