@@ -180,6 +180,9 @@ def _units(lines: Sequence[str], symbols: Sequence[SymbolSlice], line_tokens: Se
         header = _header_line(lines, s)
         # a leading doc comment (above the header): its first line stays
         _doc_tail(units, add, lines, quotes, s.lines[0], header - 1)
+        # a decorator's long argument list (`@pytest.mark.parametrize(` and its cases):
+        # its first line stays
+        _decorator_tails(units, add, lines, s.lines[0], header - 1)
         # a signature's continuation (parameters, `where` clauses): its first line stays
         sig_end = _signature_end(lines, s, header)
         if s.body and s.kind not in CONTAINER_KINDS:
@@ -195,6 +198,18 @@ def _units(lines: Sequence[str], symbols: Sequence[SymbolSlice], line_tokens: Se
     _doc_tail(units, add, lines, quotes, 1, top - 1)
     _module_level(units, add, lines, in_symbol)
     return units
+
+
+_DECORATOR = ("@", "#[")
+
+
+def _decorator_tails(units: list[Unit], add: _Add, lines: Sequence[str], start: int, end: int) -> None:
+    """Each decorator (or attribute) spanning several lines between *start* and *end*:
+    its continuation lines, up to the next decorator, are one statement unit."""
+    opens = [n for n in range(start, end + 1) if lines[n - 1].lstrip().startswith(_DECORATOR)]
+    for k, n in enumerate(opens):
+        last = (opens[k + 1] - 1) if k + 1 < len(opens) else end
+        add(units, n + 1, last, None, "statement")
 
 
 def _header_line(lines: Sequence[str], s: SymbolSlice) -> int:

@@ -143,3 +143,20 @@ def test_a_lockfile_is_its_head_and_a_marker_per_chunk():
     assert [(s.kind, s.start, s.end) for s in segments] == [
         ("shown", 1, 5), ("elided", 6, 85), ("elided", 86, 165), ("elided", 166, 203)]
     assert notes == {6: "generated lockfile lines", 86: "generated lockfile lines", 166: "generated lockfile lines"}
+
+
+PY_PARAMETRIZED = "import pytest\n\n\n" + "".join(
+    f"@pytest.mark.parametrize(\n    'value, expected',\n    (\n"
+    + "".join(f"        ({i}, {i * k}),\n" for i in range(8))
+    + f"    ),\n)\ndef test_times_{k}(value, expected):\n    assert value * {k} == expected\n\n\n" for k in range(3))
+
+
+def test_a_decorators_long_argument_list_is_elided_its_first_line_stays():
+    lines = PY_PARAMETRIZED.split("\n")[:-1]
+    syms = _symbols("tests/test_times.py", PY_PARAMETRIZED)
+    segments, notes = plan(lines, syms, target_tokens=0, test_file=True)
+    text = "\n".join(render_segments(lines, segments, notes))
+    assert text.count("@pytest.mark.parametrize(") == 3 and "(5, 10)," not in text
+    assert "\n    ... 5-16 elided: --offset 5 --limit 12\n    17\tdef test_times_0(" in text  # its arguments
+    for k in range(3):
+        assert f"def test_times_{k}(value, expected):" in text
