@@ -43,11 +43,10 @@ def _root_for(path):
 # --------------------------------------------------------------------------- engine commands
 
 def cmd_structure(args) -> int:
-    import json
-
     from .index import Index, walk_names
-    from .outline import write_structure
+    from .outline import write_rendered_structure
     from .progress import progress_bar
+    from .rendercache import Renderer
 
     target = Path(args.path).resolve()
     if not target.exists():
@@ -57,14 +56,18 @@ def cmd_structure(args) -> int:
     try:  # written as it is parsed: a big tree's symbols are never all in memory
         names, skipped = walk_names(target, root)
         with progress_bar(len(names), "structure", enabled=args.format != "json") as advance:
-            files = index.iter_files(names, progress=advance)
+            # each file's fragment comes from the render cache when its bytes, path and
+            # parser are the ones it was rendered from (`rendercache`)
+            files = index.iter_rendered(names, Renderer("json" if args.format == "json" else "text"),
+                                        progress=advance)
             if args.format == "json":
-                sys.stdout.write('{"v": 1, "files": [')
-                for n, f in enumerate(files):
-                    sys.stdout.write((", " if n else "") + json.dumps(f.to_json(), ensure_ascii=False))
-                sys.stdout.write("]}\n")
+                write = sys.stdout.write
+                write('{"v": 1, "files": [')
+                for n, (_, fragment) in enumerate(files):
+                    write((", " if n else "") + fragment)
+                write("]}\n")
             else:
-                write_structure(files, skipped, sys.stdout.write)
+                write_rendered_structure(files, skipped, sys.stdout.write)
     finally:
         index.close()
     return 0

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from .errors import NotFound
 from .languages import has_query, language_for_path, query_version
@@ -28,6 +28,9 @@ from .settings import Settings, load_settings
 from .sources import is_sensitive
 from .symbols import Reference, SymbolSlice, parse_bytes
 from .workspace import StateUnavailable, display_path, find_repo_root, sha256_hex, state_dir
+
+if TYPE_CHECKING:
+    from .rendercache import Renderer
 
 MAX_INDEX_BYTES = 2 * 1024 * 1024
 _POOL_MIN_FILES = 24
@@ -279,12 +282,13 @@ class _Pending:
     """One file on its way through `Index.iter_files`: its bytes are held only while
     its batch is being parsed."""
 
-    __slots__ = ("rel", "path", "stat", "lang", "data", "digest", "size", "skip", "_key", "_key_of")
+    __slots__ = ("rel", "path", "stat", "lang", "data", "digest", "size", "skip", "out", "_key", "_key_of")
 
     def __init__(self, rel: str, path: str | Path | None, stat, lang: str | None, data: bytes | None,
                  digest: str | None, size: int = 0):
         self.rel, self.path, self.stat, self.lang = rel, path, stat, lang
         self.data, self.digest, self.size, self.skip = data, digest, size, False
+        self.out: tuple[int, str] | None = None  # its rendered fragment, found in the cache
         self._key: str | None = None
         self._key_of: tuple | None = None
 
@@ -371,6 +375,15 @@ class Index:
         are held at once, never every file's bytes. A file whose stat signature matches
         the digest recorded when it was last read (`statdigests`) is not read at all when
         the parse cache holds that digest. *progress(n)* is told of every file done."""
+        return self._iter(paths, progress, None)
+
+    def iter_rendered(self, paths: Iterable[str | Path], render: Renderer, progress=None) -> Iterator[tuple[int, str]]:
+        """`iter_files` rendered by *render*: (symbol count, fragment) per file, in order.
+        A file known by its stat signature whose fragment is cached (`rendercache`) is
+        neither read nor unpickled; the others are rendered and their fragments cached."""
+        return self._iter(paths, progress, render)
+
+    def _iter(self, paths: Iterable[str | Path], progress, render: Renderer | None) -> Iterator[Any]:
         known = self._stat_digests()
         batch: list[_Pending] = []
         held = 0
@@ -383,14 +396,14 @@ class Index:
                 batch.append(item)
                 held += item.size
                 if held >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
-                    started = self._start(batch, known)
+                    started = self._start(batch, known, render)
                     if in_flight is not None:
-                        yield from self._complete(in_flight, progress)
+                        yield from self._complete(in_flight, progress, render)
                     in_flight, batch, held = started, [], 0
-            started = self._start(batch, known)
+            started = self._start(batch, known, render)
             if in_flight is not None:
-                yield from self._complete(in_flight, progress)
-            yield from self._complete(started, progress)
+                yield from self._complete(in_flight, progress, render)
+            yield from self._complete(started, progress, render)
             if known is not None:
                 known.save()
         finally:
@@ -418,13 +431,15 @@ class Index:
             return _Pending(rel, path, st, None if binary else lang, None, digest)
         return _Pending(rel, path, st, lang, None, None, st.st_size)
 
-    def _start(self, batch: list[_Pending], known) -> tuple:
+    def _start(self, batch: list[_Pending], known, render: Renderer | None = None) -> tuple:
         """Cache lookups, reads of what the cache cannot answer, the misses sent to be
         parsed (to the pool when there are many: they parse while the caller goes on)."""
-        packed = self._lookup([p for p in batch if p.digest is not None])
+        if render is not None and self.cache:
+            self._lookup_rendered(batch, render)
+        packed = self._lookup([p for p in batch if p.digest is not None and p.out is None])
         for p in batch:
-            if p.data is not None or (p.digest is not None and (p.key is None or p.key in packed)):
-                continue  # sensitive, or known by its stat and answered (or no parser wants it)
+            if p.out is not None or p.data is not None or (p.digest is not None and (p.key is None or p.key in packed)):
+                continue  # rendered, sensitive, or known by its stat and answered (or no parser wants it)
             try:
                 with open(p.path, "rb") as f:  # type: ignore[arg-type]  # a file to read has a path
                     data = f.read()
@@ -438,12 +453,25 @@ class Index:
             p.data, p.digest = data, sha256_hex(data)
             if known is not None:
                 known.put(p.rel, p.stat, p.digest, binary)
-        packed.update(self._lookup([p for p in batch if p.data is not None and p.key not in packed]))
-        misses = {p.key: p for p in batch if p.key is not None and p.key not in packed and not p.skip}
+        if render is not None and self.cache:  # read and hashed: its fragment may be cached all the same
+            self._lookup_rendered([p for p in batch if p.data is not None and p.out is None], render)
+        packed.update(self._lookup([p for p in batch if p.data is not None and p.out is None and p.key not in packed]))
+        misses = {p.key: p for p in batch
+                  if p.key is not None and p.out is None and p.key not in packed and not p.skip}
         return batch, packed, list(misses), self._parse_later([(p.lang, p.data or b"") for p in misses.values()])
 
-    def _complete(self, started: tuple, progress) -> Iterator[FileSymbols]:
-        """A started batch's parses cached, then its files bound, in order."""
+    def _lookup_rendered(self, batch: list[_Pending], render: Renderer) -> None:
+        """Cached fragments of the files of *batch* whose digest is known (sensitive ones never)."""
+        from .rendercache import valid
+
+        wanted = {render.key(p.key, p.lang, p.rel): p for p in batch  # type: ignore[arg-type]  # a key: a lang
+                  if p.path is not None and p.key is not None and p.out is None}
+        for key, value in self.cache.get_many(list(wanted)).items() if wanted and self.cache else ():
+            if valid(value):
+                wanted[key].out = value
+
+    def _complete(self, started: tuple, progress, render: Renderer | None = None) -> Iterator[Any]:
+        """A started batch's parses cached, then its files bound (and rendered), in order."""
         batch, packed, misses, parsed = started
         new_entries: dict[str, tuple] = {}
         for key, value in zip(misses, parsed()):
@@ -452,15 +480,29 @@ class Index:
                 new_entries[key] = value
         if self.cache:
             self.cache.set_many(new_entries)
+        rendered: dict[str, tuple] = {}
         for p in batch:
             p.data = None
             if p.skip:
                 continue
+            if p.out is not None:
+                out, p.out = p.out, None
+                yield out
+                continue
             if p.key is not None:
                 symbols, refs, error = _bind_packed(p.rel, p.lang, packed[p.key])
-                yield FileSymbols(p.rel, p.lang, p.digest, symbols, refs, error)
+                fs = FileSymbols(p.rel, p.lang, p.digest, symbols, refs, error)
             else:
-                yield FileSymbols(p.rel, p.lang, p.digest)
+                fs = FileSymbols(p.rel, p.lang, p.digest)
+            if render is None:
+                yield fs
+                continue
+            out = render.render(fs)
+            if p.key is not None and p.path is not None and fs.parse_error is None:  # never a sensitive file
+                rendered[render.key(p.key, p.lang, p.rel)] = out
+            yield out
+        if rendered and self.cache:
+            self.cache.set_many(rendered)
         if progress is not None:
             progress(len(batch))
 

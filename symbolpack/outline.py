@@ -43,12 +43,19 @@ def format_structure(files: Iterable[FileSymbols], skipped: Mapping[str, int]) -
 def write_structure(files: Iterable[FileSymbols], skipped: Mapping[str, int], write: Callable[[str], object]) -> None:
     """`format_structure`, handed to *write* file by file as *files* arrive: a big
     tree's symbols are never all in memory at once."""
+    write_rendered_structure(((len(f.symbols), format_file(f) if f.symbols else "") for f in files), skipped, write)
+
+
+def write_rendered_structure(files: Iterable[tuple[int, str]], skipped: Mapping[str, int],
+                             write: Callable[[str], object]) -> None:
+    """`write_structure` of files rendered already: (symbol count, `format_file` text
+    or "" when it has no symbols) each, as `rendercache.Renderer("text")` gives them."""
     count = total = bare = 0
-    for f in files:
+    for n, text in files:
         count += 1
-        total += len(f.symbols)
-        if f.symbols:
-            write(format_file(f))
+        total += n
+        if n:
+            write(text)
         else:
             bare += 1
     footer = f"{count} files, {total} symbols"

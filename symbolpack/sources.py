@@ -67,18 +67,22 @@ def _sensitive_matcher(extra: tuple[str, ...]) -> Callable[[str], bool]:
     """One test for all patterns (the tree walks ask this of every file). Globs of
     literals and `*` (every default) are matched by prefix, suffix and ordered
     pieces, which is what fnmatch does with them, without compiling a regex in
-    every process; any other glob goes into one compiled regex."""
+    every process; any other glob goes into one compiled regex. Exact names, `P*`
+    and `*S` globs (all but one default) are tested at once: a set, and one
+    `startswith` and one `endswith` on tuples."""
     patterns = DEFAULT_SENSITIVE + extra
     simple = [p.split("*") for p in patterns if "?" not in p and "[" not in p]
     others = [p for p in patterns if "?" in p or "[" in p]
     regex = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in others)).match if others else None
+    exact = frozenset(pieces[0] for pieces in simple if len(pieces) == 1)
+    prefixes = tuple(pieces[0] for pieces in simple if len(pieces) == 2 and not pieces[1])  # "P*" (and "*")
+    suffixes = tuple(pieces[1] for pieces in simple if len(pieces) == 2 and not pieces[0] and pieces[1])  # "*S"
+    general = [pieces for pieces in simple if len(pieces) > 2 or (len(pieces) == 2 and pieces[0] and pieces[1])]
 
     def match(name: str) -> bool:
-        for pieces in simple:
-            if len(pieces) == 1:
-                if name == pieces[0]:
-                    return True
-                continue
+        if name in exact or name.startswith(prefixes) or name.endswith(suffixes):
+            return True
+        for pieces in general:
             head, tail = pieces[0], pieces[-1]
             if len(name) < len(head) + len(tail) or not name.startswith(head) or not name.endswith(tail):
                 continue
