@@ -11,6 +11,8 @@ module-level names and class fields stay. Everything else is an *elidable unit*:
 * the interior of a long module-level statement (a test case such as
   `test('...', () => {...})`, a `main` block) or of a long constant or variable
   (a table literal): its first line stays;
+* a decorator's (or attribute's) argument list over several lines, such as
+  pytest's parametrize cases: its first line stays;
 * an import block, replaced by one line that still lists the imported names.
 
 Which units are hidden is decided by tokens, not by a line count: start from the
