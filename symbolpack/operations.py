@@ -227,6 +227,7 @@ def read_file(
         told = tuple(mode for mode in ("skeleton", "delta") if session.shown(mode))
         if told:
             request = request._replace(told=told)
+
         def parse(old_lines):
             return ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
 

@@ -269,14 +269,16 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
         return _plain(request, current, None, copy, "truncated")
     if not any(known):
         return _plain(request, current, None, copy, "baseline" if copy.runs else None)
+    # a diff's old side is the copy: every line of it known to us, none past its length
+    diff_possible = upto == copy.length and all(t is not None for t in old[1:])
+    if not diff_possible and current.symbols is None:
+        return _plain(request, current, None, copy, "mixed")  # no diff starts from it, no parser gives a delta
     full_tokens = current.full_tokens()
     candidates: list[ReadOutcome] = []
-    diff_possible = upto == copy.length and all(t is not None for t in old[1:])
     from .linediff import opcodes
 
     ops = opcodes(old[1:], lines)  # the copy aligned with the file, once for the diff and the delta
     if diff_possible:
-        # a diff's old side is the copy: every line of it known to us, none past its length
         diff = unified_diff(old[1:], lines, ops=ops)
         if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
             candidates.append(_diff_outcome(request, current, copy, upto, known, diff))
@@ -291,8 +293,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
     for outcome in candidates:
         if outcome.response["tokens"] <= full_tokens:
             return outcome
-    mixed = not diff_possible and current.symbols is None
-    return _plain(request, current, None, copy, "mixed" if mixed else ("cost" if candidates else "gate"))
+    return _plain(request, current, None, copy, "cost" if candidates else "gate")
 
 
 def _first_read(request, current, copy, policy, load) -> ReadOutcome:
@@ -490,20 +491,11 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     total = len(new)
     mapped, in_gaps = _align(old, new, ops)
     owner = _innermost(total, current.symbols or ())
-    dirty: set[str] = set()
-    for i in range(1, total + 1):
-        here, after = mapped[i], mapped[i + 1] if i < total else None
-        if here is None:
-            sym_here = owner[i]
-            if sym_here is not None and i not in in_gaps:
-                dirty.add(sym_here.id)
-        elif after is not None and after != here + 1:
-            # lines removed (or moved) between i and i+1: both neighbours' symbols changed
-            for sym in (owner[i], owner[i + 1]):
-                if sym is not None:
-                    dirty.add(sym.id)
+    points = _change_points(mapped, in_gaps, total)
+    # a changed line changes its symbol; lines removed between two change both neighbours'
+    dirty = {sym.id for group in points for sym in (owner[p] for p in group) if sym is not None}
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
-    window, opened = _change_windows(current.symbols or (), dirty - unseen, owner, mapped, in_gaps, total)
+    window, opened = _change_windows(dirty - unseen, owner, points, total)
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
     for i in range(1, total + 1):
         sym = owner[i]
@@ -540,7 +532,22 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
 _WINDOW_CONTEXT = 2  # lines shown around a change inside a changed symbol
 
 
-def _change_windows(symbols, dirty: set[str], owner, mapped, in_gaps: set[int], total: int
+def _change_points(mapped, in_gaps: set[int], total: int) -> list[tuple[int, ...]]:
+    """Where the file departs from the copy, in order: (i,) for a line with no match
+    in the copy (not one standing in a gap: its text was unknown, not changed), and
+    (i, i + 1) where lines of the copy were removed (or moved) between i and i + 1."""
+    points: list[tuple[int, ...]] = []
+    for i in range(1, total + 1):
+        here = mapped[i]
+        if here is None:
+            if i not in in_gaps:
+                points.append((i,))
+        elif i < total and mapped[i + 1] is not None and mapped[i + 1] != here + 1:
+            points.append((i, i + 1))
+    return points
+
+
+def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total: int
                     ) -> tuple[set[int], set[str]]:
     """The lines a changed symbol shows: its header line, and each change with
     `_WINDOW_CONTEXT` lines around it (its own lines only). The rest of its lines are
@@ -550,27 +557,20 @@ def _change_windows(symbols, dirty: set[str], owner, mapped, in_gaps: set[int], 
     comes back whole (a body half shown, half elided line by line, helps nobody)."""
     out: set[int] = set()
     opened: set[str] = set()
-    for s in symbols:
-        if s.id not in dirty:
+    headed: set[str] = set()
+    for i in range(1, total + 1):  # each changed symbol's header: the first line it owns
+        s = owner[i]
+        if s is not None and s.id in dirty and s.id not in headed:
+            headed.add(s.id)
+            out.add(i)
+    for group in points:  # a group's window is its first line's symbol's
+        s = owner[group[0]]
+        if s is None or s.id not in dirty:
             continue
-        first, last = s.lines[0], min(s.lines[1], total)
-        own = [i for i in range(first, last + 1) if owner[i] is s]
-        if not own:
-            continue
-        out.add(own[0])
-        for i in own:
-            points: tuple[int, ...]
-            if mapped[i] is None and i not in in_gaps:
-                points = (i,)
-            elif i < total and mapped[i] is not None and mapped[i + 1] is not None \
-                    and mapped[i + 1] != mapped[i] + 1:
-                points = (i, i + 1)  # lines removed (or moved) between i and i + 1
-            else:
-                continue
-            out.update(k for p in points for k in range(p - _WINDOW_CONTEXT, p + _WINDOW_CONTEXT + 1)
-                       if first <= k <= last and owner[k] is s)
-            if s.body and any(s.body[0] <= p <= s.body[1] for p in points):
-                opened.add(s.id)
+        out.update(k for p in group for k in range(max(p - _WINDOW_CONTEXT, 1), min(p + _WINDOW_CONTEXT, total) + 1)
+                   if owner[k] is s)
+        if s.body and any(s.body[0] <= p <= s.body[1] for p in group):
+            opened.add(s.id)
     return out, opened
 
 

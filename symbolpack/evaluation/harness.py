@@ -343,7 +343,7 @@ class EvalSession:
             if not missing:
                 return made
             n = missing[0]
-            hidden = next(((a, b, s) for a, b, s in self._elided.get(rel, ()) if a <= n <= b), None)
+            hidden = self._hidden_at(rel, n)
             if hidden is not None:
                 start, end = hidden[0], hidden[1]
             else:  # a run of unknown lines from n (short known gaps are cheaper read than asked twice)
@@ -359,6 +359,10 @@ class EvalSession:
             # already an oracle failure, and asking again would only repeat it
             wanted -= set(range(start, end + 1))
 
+    def _hidden_at(self, rel: str, n: int) -> tuple[int, int, str | None] | None:
+        """The span (start, end, symbol) the last full-scope answer of *rel* elided around line *n*."""
+        return next(((a, b, s) for a, b, s in self._elided.get(rel, ()) if a <= n <= b), None)
+
     def _drill_plan(self, rel: str, wanted: set[int]) -> list[tuple[int, int]] | None:
         """Range reads covering the hidden spans holding *wanted* lines, when merging
         spans beats one call per span; None: one call per span (by symbol where the
@@ -371,8 +375,8 @@ class EvalSession:
         for n in missing:
             if spans and spans[-1][0] <= n <= spans[-1][1]:
                 continue
-            hidden = next(((a, b) for a, b, _s in self._elided.get(rel, ()) if a <= n <= b), (n, n))
-            spans.append(hidden)
+            hidden = self._hidden_at(rel, n)
+            spans.append(hidden[:2] if hidden is not None else (n, n))
         spans.sort()
         known = self.oracle.reconstruct(rel)
         held = [text for n, text in known.items() if 1 <= n <= total and isinstance(text, str)]
