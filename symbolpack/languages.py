@@ -198,6 +198,15 @@ def _parser_and_query(lang: str, references: bool) -> tuple[Parser, Query]:
     from tree_sitter import Parser, Query
 
     language = tree_sitter_language(lang)
+    if not references:
+        # compiling is most of a read's fixed cost on a big grammar (JavaScript ~45 ms),
+        # and it grows with the patterns compiled, not the ones enabled: compile
+        # only the definitions (their order, which breaks ties, is kept)
+        try:
+            return Parser(language), Query(language, "\n".join(
+                p for p in top_level_patterns(source) if "@reference." not in p))
+        except Exception:  # a pattern the splitter misreads: the whole query, disabled
+            pass
     query = Query(language, source)
     if not references:
         raw = source.encode("utf-8")
@@ -205,3 +214,33 @@ def _parser_and_query(lang: str, references: bool) -> tuple[Parser, Query]:
             if b"@reference." in raw[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]:
                 query.disable_pattern(i)
     return Parser(language), query
+
+
+def top_level_patterns(source: str) -> list[str]:
+    """The query's patterns, one string each, as tree-sitter numbers them: a pattern
+    starts at every `(` or `[` outside any form, string or `;` comment; captures,
+    quantifiers and predicates after a form belong to it."""
+    patterns: list[str] = []
+    depth, start, i, n = 0, -1, 0, len(source)
+    while i < n:
+        c = source[i]
+        if c == ";":
+            end = source.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c == '"':
+            i += 1
+            while i < n and source[i] != '"':
+                i += 2 if source[i] == "\\" else 1
+        elif c in "([":
+            if depth == 0:
+                if start >= 0:
+                    patterns.append(source[start:i].strip())
+                start = i
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        i += 1
+    if start >= 0:
+        patterns.append(source[start:].strip())
+    return patterns

@@ -215,11 +215,13 @@ def read_file(
     if store is None or session_id is None:
         return ReadResult(_decide(request, current, AgentCopy(0), lambda sha: None, policy, plain=True).response)
 
+    loaded: dict[str, list[str] | None] = {source.sha256: lines}
+
     def load(sha: str) -> list[str] | None:
-        if sha == source.sha256:
-            return lines
-        data = store.get_object(sha)
-        return None if data is None else split_text_lines(data.decode("utf-8", "surrogateescape"))
+        if sha not in loaded:
+            data = store.get_object(sha)
+            loaded[sha] = None if data is None else split_text_lines(data.decode("utf-8", "surrogateescape"))
+        return loaded[sha]
 
     with store.session(session_id) as session:
         copy = session.copy(source.rel)
@@ -228,10 +230,18 @@ def read_file(
         if told:
             request = request._replace(told=told)
 
-        def parse(old_lines):
-            return ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
+        def names_before(old_lines: Sequence[str]) -> set[str] | None:
+            # the names a parse of that version left beside its object, else a parse
+            versions = copy.versions()
+            if len(versions) == 1:
+                sha = next(iter(versions))
+                kept = store.get_names(sha, _parser_version(source.rel))
+                if kept is not None and load(sha) == list(old_lines):
+                    return kept
+            before = ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
+            return None if before is None else {s.qualname for s in before}
 
-        outcome = _decide(request, current, copy, load, policy, plain=session.degraded, parse=parse)
+        outcome = _decide(request, current, copy, load, policy, plain=session.degraded, names_before=names_before)
         new_copy = outcome.copy
         intent = None
         if outcome.changes_copy_text:
@@ -240,6 +250,8 @@ def read_file(
             new_copy = new_copy.cleared(start, end).with_pending(intent, start, end)
         if source.sha256 in new_copy.versions():
             store.put_object(source.data, source.sha256)
+            if current.parsed:  # the next re-read names removed symbols without parsing this version
+                store.put_names(source.sha256, _parser_version(source.rel), (s.qualname for s in current.parsed))
         session.set_copy(source.rel, new_copy)
         if current.counted_full_tokens is not None:  # an unchanged re-read need not count them again
             session.remember_full_tokens(source.rel, source.sha256, current.counted_full_tokens)
@@ -260,9 +272,15 @@ def read_file(
 
 def _decide(request: ReadRequest, current: Current, copy: AgentCopy, load: Callable[[str], list[str] | None],
             policy: ReadPolicy, plain: bool,
-            parse: Callable[[Sequence[str]], Sequence[SymbolSlice] | None] | None = None
+            names_before: Callable[[Sequence[str]], set[str] | None] | None = None
             ) -> ReadOutcome:
-    return decide(request, current, copy, load, policy, degraded=plain, parse=parse)
+    return decide(request, current, copy, load, policy, degraded=plain, names_before=names_before)
+
+
+def _parser_version(rel: str) -> str:
+    from .languages import language_for_path, query_version
+
+    return query_version(language_for_path(rel) or "")
 
 
 def record_pack_display(store: Store, session: Session, rel: str, data: bytes, sha: str,

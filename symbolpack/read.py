@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import namedtuple
 TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
 if TYPE_CHECKING:
-    from typing import Callable, Sequence
+    from typing import Callable, Collection, Sequence
 
 from .agentcopy import AgentCopy
 from .errors import UsageError
@@ -106,6 +106,12 @@ class Current:
         return self._full_tokens
 
     @property
+    def parsed(self) -> Sequence[SymbolSlice] | None:
+        """The symbols if this read has parsed the file already (None: not parsed, or
+        no parser handles it)."""
+        return None if callable(self._symbols) else self._symbols
+
+    @property
     def symbols(self) -> Sequence[SymbolSlice] | None:
         """None when no parser handles the file (or parsing failed)."""
         if callable(self._symbols):
@@ -181,18 +187,19 @@ def decide(
     load: Callable[[str], Sequence[str] | None],
     policy: ReadPolicy = ReadPolicy(),
     degraded: bool = False,
-    parse: Callable[[Sequence[str]], Sequence[SymbolSlice] | None] | None = None,
+    names_before: Callable[[Sequence[str]], Collection[str] | None] | None = None,
 ) -> ReadOutcome:
     """The whole read decision against the agent's *copy* of this file. *load* maps
     a version hash to that version's lines (None when the baseline is gone);
-    *parse* (optional) gives the symbols of the copy's text, to name removed ones."""
+    *names_before* (optional) gives the symbol names the copy's text defines (None:
+    no parser), to name removed ones."""
     scope = request_scope(request, len(current.lines))
     plain_only = request.force_full or degraded
     if scope is None and asks_for_lines(request) and (copy.length is None or copy.hidden_runs()):
         # the agent asked for every line and some are not in its copy: send them all
         outcome = _plain(request, current, None, copy)
     elif scope is None:
-        outcome = _full_scope(request, current, copy, load, policy, plain_only, parse)
+        outcome = _full_scope(request, current, copy, load, policy, plain_only, names_before)
     else:
         outcome = _range_scope(request, current, scope, copy, load, plain_only)
     if outcome.response["tokens"] > outcome.response["full_tokens"]:
@@ -243,7 +250,7 @@ def _unchanged(request, current, copy: AgentCopy, note: str = "") -> ReadOutcome
     return ReadOutcome(response, copy, None)
 
 
-def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, parse) -> ReadOutcome:
+def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, names_before) -> ReadOutcome:
     lines = current.lines
     total = len(lines)
     if plain_only:
@@ -283,7 +290,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, par
         if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
             candidates.append(_diff_outcome(request, current, copy, upto, known, diff))
     if current.symbols is not None:
-        removed = _removed(old, current, parse)
+        removed = _removed(old, current, names_before)
         delta, only_unseen = _delta(request, current, copy, old, known, removed, ops)
         if only_unseen:
             candidates = []  # every change is inside bodies the agent never read: name them, no diff
@@ -469,15 +476,15 @@ def _align(old: Sequence, new: Sequence[str], ops) -> tuple[list[int | None], se
     return mapped, in_gaps
 
 
-def _removed(old: Sequence, current: Current, parse) -> list[str]:
+def _removed(old: Sequence, current: Current, names_before) -> list[str]:
     """Qualnames the copy's text defines and the file no longer does (only when the
     copy's text is whole: a partial text would make up removals)."""
-    if parse is None or any(t is None for t in old[1:]):
+    if names_before is None or any(t is None for t in old[1:]):
         return []
-    before = parse(old[1:])
+    before = names_before(old[1:])
     if not before:
         return []
-    return sorted({s.qualname for s in before} - {s.qualname for s in current.symbols or ()})
+    return sorted(set(before) - {s.qualname for s in current.symbols or ()})
 
 
 def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],

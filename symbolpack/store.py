@@ -8,6 +8,8 @@ Layout under the state dir (`<repo>/.symbolpack/`, `$SYMBOLPACK_DIR`, or
                              (`sessionstore.py`)
     commits/<intent>         "this answer was delivered whole" markers
     objects/ab/cdef...       file versions the agent was shown, by sha256
+    objects/ab/cdef....names the symbol names a parse of that version found (so a
+                             re-read names removed symbols without parsing the old one)
 
 Why files and not a database: a record is small (a copy is a few runs of
 version hashes; contents live in `objects/`), it must be readable and
@@ -39,6 +41,8 @@ from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir_p
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Iterable
+
     from .settings import Settings
 
 OBJECT_GC_GRACE_SECONDS = 15 * 60
@@ -238,12 +242,13 @@ class Store:
         objects = ((prefix, name) for prefix in _listdir(self.objects_dir)
                    for name in _listdir(os.path.join(self.objects_dir, prefix)))
         for prefix, name in objects:
-            sha, obj = prefix + name, os.path.join(self.objects_dir, prefix, name)
+            sha, obj = prefix + name.split(".", 1)[0], os.path.join(self.objects_dir, prefix, name)
+            version = "." not in name  # not a version's `.names`
             if sha in referenced or not _older_than(obj, now, OBJECT_GC_GRACE_SECONDS):
-                kept_objects += 1  # referenced, or may belong to a read that has not saved its record yet
+                kept_objects += version  # referenced, or may belong to a read that has not saved its record yet
                 continue
             if _unlink(obj):
-                removed += 1
+                removed += version
         return {"sessions_removed": dropped_sessions, "objects_removed": removed, "objects_kept": kept_objects}
 
     # -- objects
@@ -264,6 +269,25 @@ class Store:
         # load, which means "no baseline" (a plain read), never a wrong one
         atomic_write(path, data, 0o600, durable=False)
         return sha
+
+    def put_names(self, sha: str, parser_version: str, names: Iterable[str]) -> None:
+        """Remember the symbol names a parse (by *parser_version*: a query or engine
+        change makes them stale) found in object *sha*."""
+        path = self._object_path(sha) + ".names"
+        if os.path.exists(self._object_path(sha)) and not os.path.exists(path):
+            body = "\n".join(sorted(set(names))).encode("utf-8", "surrogateescape")
+            # not fsync'd, like objects: a torn file fails its check and means "parse it"
+            atomic_write(path, f"{parser_version} {sha256_hex(body)}\n".encode() + body, 0o600, durable=False)
+
+    def get_names(self, sha: str, parser_version: str) -> set[str] | None:
+        """The names `put_names` kept for object *sha* by this *parser_version*, or None."""
+        try:
+            head, _, body = read_bytes(self._object_path(sha) + ".names").partition(b"\n")
+        except OSError:
+            return None
+        if head != f"{parser_version} {sha256_hex(body)}".encode():
+            return None
+        return set(body.decode("utf-8", "surrogateescape").split("\n")) - {""}
 
     def get_object(self, sha: str) -> bytes | None:
         try:

@@ -3,6 +3,7 @@ and every bad input and fault the reads issue names."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -187,17 +188,22 @@ def test_symbolpack_dir_overrides_the_location(repo, tmp_path):
 def test_gc_removes_unreferenced_baselines_and_expired_sessions(repo):
     read_json(repo, "notes.txt", session="old")
     read_json(repo, "src/app.py", session="new")
-    objects = lambda: sorted(p for p in (repo / ".symbolpack" / "objects").rglob("*") if p.is_file())  # noqa: E731
+    stored = lambda: sorted(p for p in (repo / ".symbolpack" / "objects").rglob("*") if p.is_file())  # noqa: E731
+    objects = lambda: [p for p in stored() if p.suffix != ".names"]  # noqa: E731
     assert len(objects()) == 2
+    app = hashlib.sha256((repo / "src" / "app.py").read_bytes()).hexdigest()
+    app_object = repo / ".symbolpack" / "objects" / app[:2] / app[2:]
+    assert [p for p in stored() if p.suffix == ".names"] == [app_object.with_name(app[2:] + ".names")]  # it parsed
     # age everything past the grace window and make "old" expire
-    for p in objects():
+    for p in stored():
         os.utime(p, (1, 1))
     old = repo / ".symbolpack" / "sessions" / "old" / "session.json"
     data = json.loads(old.read_text())
     data["touched"] = 1
     old.write_text(json.dumps(data))
     out = json.loads(tldrs(repo, "session", "gc", "--json", check=True).stdout)
-    assert out["sessions_removed"] == 1 and out["objects_removed"] == 1 and len(objects()) == 1
+    assert out["sessions_removed"] == 1 and out["objects_removed"] == 1
+    assert stored() == [app_object, app_object.with_name(app[2:] + ".names")]  # a referenced version keeps its names
     assert read_json(repo, "src/app.py", session="new")["mode"] == "unchanged"
 
 

@@ -34,6 +34,11 @@ def _symbols(lines) -> list | None:
     return None if error else bind("m.py", "python", records)
 
 
+def _names(lines) -> set[str] | None:
+    symbols = _symbols(lines)
+    return None if symbols is None else {s.qualname for s in symbols}
+
+
 def current(lines: list[str], parsed: bool = True) -> Current:
     data = ("\n".join(lines) + "\n").encode()
     return Current(hashlib.sha256(data).hexdigest(), lines, _symbols(lines) if parsed else None)
@@ -52,7 +57,7 @@ class Agent:
     def read(self, cur: Current, request: ReadRequest | None = None, load=None) -> dict:
         self.versions[cur.sha256] = list(cur.lines)
         out = decide(request or ReadRequest("m.py"), cur, self.copy, load or self.versions.get, self.policy,
-                     parse=_symbols if cur.symbols is not None else None)
+                     names_before=_names if cur.symbols is not None else None)
         self.copy = out.copy
         self.drill_ins = out.drill_ins
         return out.response

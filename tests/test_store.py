@@ -5,6 +5,7 @@ working afterwards (the reads issue, items 7, 8 and 14)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -203,3 +204,40 @@ def test_commit_markers_of_settled_reads_do_not_pile_up(repo):
         long.write_text("".join(f"line {n} of version {k}\n" for n in range(60)))
         read_json(repo, "long.txt")
     assert len(list((repo / ".symbolpack" / "commits").iterdir())) == 1  # only the latest, not yet settled
+
+
+def _names_file(root: Path, data: bytes) -> Path:
+    sha = hashlib.sha256(data).hexdigest()
+    return root / ".symbolpack" / "objects" / sha[:2] / (sha[2:] + ".names")
+
+
+def _plant(names: Path, extra: bytes, version: bytes | None = None, checksum: bytes | None = None) -> None:
+    """Rewrite a `.names` file with one more name (and, to damage it, another parser
+    version or a wrong checksum)."""
+    head, body = names.read_bytes().split(b"\n", 1)
+    body += b"\n" + extra
+    parser_version = version or head.split(b" ")[0]
+    names.write_bytes(parser_version + b" " + (checksum or hashlib.sha256(body).hexdigest().encode()) + b"\n" + body)
+
+
+@pytest.mark.parametrize("damage", [None, "version", "checksum"])
+def test_a_re_read_names_removed_symbols_from_the_names_kept_beside_the_version(repo, damage):
+    """A version a read parsed keeps its symbol names beside its object, so the next
+    re-read names what was removed without parsing the old text. A name planted in
+    that file shows it is what the re-read used; a file from another parser version
+    or failing its checksum is ignored and the old text is parsed instead."""
+    ws = Workspace(repo)
+    app = repo / "src" / "app.py"
+    before = app.read_bytes()
+    assert read_file(ws, app, "t1").response["mode"] == "skeleton"
+    names = _names_file(repo, before)
+    kept = set(names.read_bytes().split(b"\n", 1)[1].decode().split("\n"))
+    assert kept == {s.qualname for s in ws.symbols_of("src/app.py", before) or ()} == {f"f{k}" for k in range(5)}
+    _plant(names, b"planted", version=b"0" * 16 if damage == "version" else None,
+           checksum=b"0" * 64 if damage == "checksum" else None)
+    lines = before.decode().splitlines()
+    del lines[2:22]  # f0 and the blank line after it
+    app.write_text("\n".join(lines) + "\n")
+    out = read_file(ws, app, "t1").response
+    assert out["mode"] == "delta"
+    assert ("Removed: f0, planted." if damage is None else "Removed: f0.") in out["text"]

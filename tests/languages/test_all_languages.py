@@ -72,3 +72,37 @@ def test_the_smallest_skeleton_keeps_every_signature_line(lang):
     shown = {n for s in segments if s.kind == "shown" for n in range(s.start, s.end + 1)}
     missing = [s.qualname for s in symbols if _header_line(lines, s) not in shown]
     assert missing == []
+
+
+@pytest.mark.parametrize("lang", FIXTURES)
+def test_the_pattern_splitter_cuts_where_tree_sitter_numbers_patterns(lang):
+    """Reads compile only the definition patterns, cut from the query text by
+    `top_level_patterns`; its cuts must be tree-sitter's own (or a read would compile
+    a different query than the index does)."""
+    from tree_sitter import Query
+
+    from symbolpack.languages import parser_and_query, query_source, top_level_patterns, tree_sitter_language
+
+    source = query_source(lang)
+    assert source is not None
+    full = Query(tree_sitter_language(lang), source)
+    raw = source.encode()
+    theirs = [raw[full.start_byte_for_pattern(i):full.end_byte_for_pattern(i)].decode().strip()
+              for i in range(full.pattern_count)]
+    assert top_level_patterns(source) == theirs
+    definitions = [p for p in theirs if "@reference." not in p]
+    assert parser_and_query(lang, references=False)[1].pattern_count == len(definitions) < len(theirs)
+
+
+def test_the_pattern_splitter_skips_brackets_in_strings_and_comments():
+    from symbolpack.languages import top_level_patterns
+
+    source = ('; a comment with ( and [\n'
+              '((identifier) @name (#match? @name "^(a|\\"[b)$"))\n'
+              '[(a) (b)] @definition.function ; trailing ) comment\n'
+              '(c)+ @reference.call\n')
+    assert top_level_patterns(source) == [
+        '((identifier) @name (#match? @name "^(a|\\"[b)$"))',
+        '[(a) (b)] @definition.function ; trailing ) comment',
+        '(c)+ @reference.call',
+    ]
