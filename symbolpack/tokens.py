@@ -19,7 +19,7 @@ _PIECES = re.compile(r"[A-Za-z]+|\d{1,3}|[^\sA-Za-z\d]|\n")
 _LONG_WORDS = re.compile(r"[A-Za-z]{9,}")
 
 
-def _byte_table(keep) -> bytes:
+def _byte_table(keep: Callable[[int], int]) -> bytes:
     return bytes(keep(b) for b in range(256))
 
 
