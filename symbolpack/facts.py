@@ -144,13 +144,14 @@ def owner_type(sym: SymbolSlice, facts: FileFacts) -> SymbolSlice | str | None:
     return None
 
 
-def _reference_query(lang: str):
-    """The language's whole query, the one the symbols' parse uses: compiling a query
-    costs ~100 ms for TypeScript, so facts share it rather than compile a copy with only
-    the `@reference.*` patterns (`extract_facts` skips the matches that define)."""
+def _reference_query(lang: str, data: bytes):
+    """The language's whole query for *data*, the one the symbols' parse uses:
+    compiling a query costs ~90 ms for TypeScript, so facts share it rather than
+    compile a copy with only the `@reference.*` patterns (`extract_facts` skips the
+    matches that define)."""
     from .languages import parser_and_query
 
-    return parser_and_query(lang)[1]
+    return parser_and_query(lang, True, data)[1]
 
 
 def _text(node) -> str:
@@ -188,9 +189,9 @@ def receiver_of(name_node) -> str | None:
 
 def parse_tree(data: bytes, lang: str):
     """*data*'s syntax tree, shared by the symbols and the facts of a file neither cache holds."""
-    from .languages import parser_and_query
+    from .languages import parser
 
-    return parser_and_query(lang)[0].parse(data)
+    return parser(lang).parse(data)
 
 
 def extract_facts(data: bytes, lang: str,
@@ -199,13 +200,13 @@ def extract_facts(data: bytes, lang: str,
     when the caller parsed it already)."""
     from tree_sitter import QueryCursor
 
-    from .languages import parser_and_query
+    from .languages import parser
     from .resolve import resolver_class
 
     if tree is None:
-        tree = parser_and_query(lang)[0].parse(data)
+        tree = parser(lang).parse(data)
     calls: dict[tuple, CallSite] = {}
-    for _, caps in QueryCursor(_reference_query(lang)).matches(tree.root_node):
+    for _, caps in QueryCursor(_reference_query(lang, data)).matches(tree.root_node):
         names = caps.get("name")
         if not names:
             continue

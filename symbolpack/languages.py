@@ -180,40 +180,82 @@ def _bundled_binding(lang: str) -> object:
     return module.language()
 
 
-def parser_and_query(lang: str, references: bool = True) -> tuple[Parser, Query]:
+def parser_and_query(lang: str, references: bool = True, text: bytes | None = None) -> tuple[Parser, Query]:
     """(Parser, Query) for *lang*; raises NotFound (a LookupError) when it cannot be parsed.
 
-    Without *references* the `@reference.*` patterns are disabled: a read needs only
-    definitions, and references are most of the matches in a typical file. Compiled
-    once per process and variant (`f(lang)` and `f(lang, True)` are one cache entry:
-    a TypeScript query costs ~100 ms to compile)."""
-    return _parser_and_query(lang, bool(references))
+    Without *references* only the definition patterns are compiled: a read needs only
+    definitions, and references are most of the matches in a typical file.
+
+    With *text* (the file the query will run on), patterns that cannot match it are
+    left out too: a pattern whose `#eq?`/`#any-of?` predicate compares a capture with
+    string literals matches only where one of them occurs in the file. Compiling is
+    most of a small read's time (TypeScript ~90 ms, C ~95 ms), and the patterns with
+    such predicates are among the dearest (`exports.f = function`, `Foo.prototype.f`,
+    C's `const` globals): a file without the word skips them.
+
+    Queries are compiled once per process and kept; a later file whose patterns a kept
+    query includes uses it (a pattern that cannot match changes nothing), otherwise the
+    union of every subset asked for so far is compiled, so a process compiles a
+    language's query a handful of times at most."""
+    references = bool(references)
+    if text is None:
+        return parser(lang), _compiled(lang, references, None)
+    requirements = _literal_requirements(lang, references)
+    needed = frozenset(i for i, alternatives in enumerate(requirements)
+                       if all(any(word in text for word in words) for words in alternatives))
+    if len(needed) == len(requirements):
+        return parser(lang), _compiled(lang, references, None)
+    kept = _subsets.setdefault((lang, references), [])
+    for subset in kept:
+        if needed <= subset:
+            return parser(lang), _compiled(lang, references, subset)
+    union = needed.union(*kept)
+    kept.append(union)
+    return parser(lang), _compiled(lang, references, union if len(union) < len(requirements) else None)
+
+
+_subsets: dict[tuple[str, bool], list[frozenset[int]]] = {}
 
 
 @functools.lru_cache(maxsize=None)
-def _parser_and_query(lang: str, references: bool) -> tuple[Parser, Query]:
+def parser(lang: str) -> Parser:
+    """A tree-sitter Parser for *lang* (no query compiled)."""
+    from tree_sitter import Parser
+
+    return Parser(tree_sitter_language(lang))
+
+
+def _patterns(lang: str, references: bool) -> list[str]:
     source = query_source(lang)
     if source is None:
         raise NotFound(f"no symbol query for language {lang!r}")
-    from tree_sitter import Parser, Query
+    patterns = top_level_patterns(source)
+    return patterns if references else [p for p in patterns if "@reference." not in p]
 
-    language = tree_sitter_language(lang)
-    if not references:
-        # compiling is most of a read's fixed cost on a big grammar (JavaScript ~45 ms),
-        # and it grows with the patterns compiled, not the ones enabled: compile
-        # only the definitions (their order, which breaks ties, is kept)
-        try:
-            return Parser(language), Query(language, "\n".join(
-                p for p in top_level_patterns(source) if "@reference." not in p))
-        except Exception:  # a pattern the splitter misreads: the whole query, disabled
-            pass
-    query = Query(language, source)
-    if not references:
-        raw = source.encode("utf-8")
-        for i in range(query.pattern_count):
-            if b"@reference." in raw[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]:
-                query.disable_pattern(i)
-    return Parser(language), query
+
+@functools.lru_cache(maxsize=None)
+def _literal_requirements(lang: str, references: bool) -> tuple[tuple[tuple[bytes, ...], ...], ...]:
+    """Per pattern, the literals it needs in the file: one tuple of alternatives per
+    `(#eq? @capture "word")` or `(#any-of? @capture "a" "b")` predicate."""
+    import re
+
+    predicate = re.compile(r'\(#(?:eq|any-of)\?\s+@[\w.]+((?:\s+"[^"\\]*")+)\s*\)')
+    return tuple(
+        tuple(tuple(word.encode("utf-8") for word in re.findall(r'"([^"]*)"', m.group(1)))
+              for m in predicate.finditer(pattern))
+        for pattern in _patterns(lang, references))
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(lang: str, references: bool, subset: frozenset[int] | None) -> Query:
+    """The query of *lang*'s patterns (definitions only without *references*; only the
+    patterns numbered in *subset*, in their order, when given)."""
+    from tree_sitter import Query
+
+    patterns = _patterns(lang, references)
+    if subset is not None:
+        patterns = [p for i, p in enumerate(patterns) if i in subset]
+    return Query(tree_sitter_language(lang), "\n".join(patterns))
 
 
 def top_level_patterns(source: str) -> list[str]:

@@ -163,7 +163,7 @@ def extract(data: bytes, lang: str, references: bool = True,
 
     from .languages import parser_and_query
 
-    parser, query = parser_and_query(lang, references)
+    parser, query = parser_and_query(lang, references, data)
     if tree is None:
         tree = parser.parse(data)
     lines = split_lines(data)

@@ -106,3 +106,80 @@ def test_the_pattern_splitter_skips_brackets_in_strings_and_comments():
         '[(a) (b)] @definition.function ; trailing ) comment',
         '(c)+ @reference.call',
     ]
+
+
+def _matches(query, tree) -> set:
+    from tree_sitter import QueryCursor
+
+    return {frozenset((name, n.start_byte, n.end_byte) for name, nodes in caps.items() for n in nodes)
+            for _, caps in QueryCursor(query).matches(tree.root_node)}
+
+
+_LITERAL_PREDICATE = r'\(#(?:eq|any-of)\?\s+@[\w.]+((?:\s+"[^"]*")+)'
+
+
+def _literal_predicates(lang: str, references: bool) -> list[list[str]]:
+    """Each `#eq?`/`#any-of?` predicate with string literals: its words."""
+    import re
+
+    from symbolpack.languages import query_source, top_level_patterns
+
+    patterns = [p for p in top_level_patterns(query_source(lang) or "") if references or "@reference." not in p]
+    return [re.findall(r'"([^"]*)"', m.group(1)) for p in patterns for m in re.finditer(_LITERAL_PREDICATE, p)]
+
+
+@pytest.mark.parametrize("lang", FIXTURES)
+def test_a_query_compiled_for_a_file_matches_what_the_whole_query_matches(lang):
+    """A file's query leaves out the patterns whose `#eq?`/`#any-of?` literals it does
+    not contain; on that file it must match exactly what the whole query matches. The
+    fixture is checked as it is and with every such literal spelled otherwise (so the
+    patterns are really left out)."""
+    import re
+
+    from symbolpack.languages import parser, parser_and_query
+
+    source = textwrap.dedent(importlib.import_module(f".test_{lang}", __package__).SOURCE).lstrip("\n").encode()
+    respelled = source
+    for word in sorted({w for words in _literal_predicates(lang, True) for w in words}, key=len, reverse=True):
+        respelled = re.sub(rb"\b" + re.escape(word.encode()) + rb"\b", word.encode()[::-1] + b"_x", respelled)
+    for text in {source, respelled}:
+        tree = parser(lang).parse(text)
+        for references in (True, False):
+            own = parser_and_query(lang, references, text)[1]
+            whole = parser_and_query(lang, references)[1]
+            assert _matches(own, tree) == _matches(whole, tree), (lang, references)
+            absent = any(all(w.encode() not in text for w in words) for words in _literal_predicates(lang, references))
+            assert (own.pattern_count < whole.pattern_count) == absent, (lang, references)
+
+
+def test_the_respelled_fixtures_leave_patterns_out_where_the_queries_have_literals():
+    """The test above exercises the leaving-out in these languages at least."""
+    import re
+
+    from symbolpack.languages import parser_and_query
+
+    pruned = set()
+    for lang in FIXTURES:
+        source = textwrap.dedent(importlib.import_module(f".test_{lang}", __package__).SOURCE).lstrip("\n").encode()
+        for word in {w for words in _literal_predicates(lang, True) for w in words}:
+            source = re.sub(rb"\b" + re.escape(word.encode()) + rb"\b", b"zz_", source)
+        if parser_and_query(lang, True, source)[1].pattern_count < parser_and_query(lang, True)[1].pattern_count:
+            pruned.add(lang)
+    assert {"javascript", "typescript", "c", "cpp", "php"} <= pruned
+
+
+def test_queries_for_files_are_few_and_cover_each_other():
+    """The first file without the words compiles a smaller query; a file with them
+    compiles the union (not a second small one); later files reuse what covers them."""
+    from symbolpack import languages
+    from symbolpack.languages import parser_and_query
+
+    languages._subsets.clear()  # a fresh process's cache
+    languages._compiled.cache_clear()
+    without = b"const x = 1;\n"
+    with_words = b"exports.f = function () {};\nA.prototype.g = function () {};\nclass B { constructor() {} }\n"
+    small = parser_and_query("javascript", False, without)[1]
+    whole = parser_and_query("javascript", False)[1]
+    assert small.pattern_count < whole.pattern_count
+    assert parser_and_query("javascript", False, with_words)[1] is whole  # the union: every pattern
+    assert parser_and_query("javascript", False, without)[1] is small
