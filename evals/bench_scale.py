@@ -6,7 +6,10 @@ its target), printed next to the figure the issue was filed with:
 
 1. **re-read of a 9,000-line JS file after 40 scattered edits**, through the CLI
    (a fresh process, as hooks run it), over `python -c pass` run alternately;
-   also the line alignment alone, `linediff` against `difflib.SequenceMatcher`.
+   also the line alignment alone, `linediff` against `difflib.SequenceMatcher`,
+   and the floor of any fresh process that parses the file: a bare script that
+   loads the grammar, compiles the definitions query symbolpack compiles for that
+   file, parses it and runs the query, nothing else (`PARSE_FLOOR`).
 2. **`diff-context` per commit on real history** (each `--history` repository,
    `--commits` first-parent commits, oldest first): the commit is laid on the
    index and work tree of a temporary clone, then `tldrs diff-context --format json`
@@ -122,6 +125,17 @@ def scattered_edits(text: str, edits: int = 40, seed: int = 0) -> str:
     return "\n".join(lines)
 
 
+# what any fresh process answering from the file's symbols must do at least
+PARSE_FLOOR = """
+import sys
+from tree_sitter import QueryCursor
+from symbolpack.languages import parser_and_query
+data = open(sys.argv[1], "rb").read()
+parser, query = parser_and_query("javascript", False, data)
+QueryCursor(query).matches(parser.parse(data).root_node)
+"""
+
+
 def bench_reread(runs: int) -> dict:
     from symbolpack.linediff import opcodes
 
@@ -132,7 +146,7 @@ def bench_reread(runs: int) -> dict:
         _git(root, "init", "-q")
         env = _env(Path(tmp) / "state")
         big = root / "big.js"
-        ours, base, modes = [], [], []
+        ours, base, floor, modes = [], [], [], []
         for run in range(runs):
             big.write_text(text)
             session = f"bench{run}"
@@ -142,6 +156,7 @@ def bench_reread(runs: int) -> dict:
             seconds, proc = _timed(_cli() + ["read", "big.js", "--session-id", session, "--format", "json"], root, env)
             ours.append(seconds)
             base.append(_timed([sys.executable, "-c", "pass"], root, env)[0])
+            floor.append(_timed([sys.executable, "-c", PARSE_FLOOR, str(big)], root, env)[0])
             modes.append(json.loads(proc.stdout)["mode"])
     old, new = text.split("\n"), scattered_edits(text).split("\n")
     start = time.perf_counter()
@@ -157,6 +172,8 @@ def bench_reread(runs: int) -> dict:
     return {"lines": len(old), "reread_ms": statistics.median(ours) * 1000,
             "python_ms": statistics.median(base) * 1000,
             "reread_over_python": statistics.median(ours) / statistics.median(base), "modes": sorted(set(modes)),
+            "parse_floor_ms": statistics.median(floor) * 1000,
+            "parse_floor_over_python": statistics.median(floor) / statistics.median(base),
             "linediff_ms": linediff_s * 1000, "difflib_ms": difflib_s * 1000,
             "changed_lines": changed, "difflib_changed_lines": changed_ref}
 
@@ -425,6 +442,9 @@ def _print(report: dict) -> None:
         print(f"re-read of a {r['lines']}-line JS file after 40 scattered edits ({'/'.join(r['modes'])}): "
               f"{r['reread_ms']:.0f} ms, python -c pass {r['python_ms']:.0f} ms")
         print(_row("  re-read / python -c pass", r["reread_over_python"], "reread_over_python"))
+        print(f"  floor, a bare parse and definitions query in a fresh process: {r['parse_floor_ms']:.0f} ms = "
+              f"{r['parse_floor_over_python']:.2f}x python -c pass; the re-read is "
+              f"{r['reread_ms'] / r['parse_floor_ms']:.2f}x the floor")
         print(f"  alignment alone: linediff {r['linediff_ms']:.1f} ms ({r['changed_lines']} lines changed), "
               f"difflib {r['difflib_ms']:.0f} ms ({r['difflib_changed_lines']} lines changed)")
     for h in report.get("history", []):
