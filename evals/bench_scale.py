@@ -14,7 +14,10 @@ its target), printed next to the figure the issue was filed with:
    `--commits` first-parent commits, oldest first): the commit is laid on the
    index and work tree of a temporary clone, then `tldrs diff-context --format json`
    runs as a process with one state dir across the replay (what an agent working
-   on the repository gets); p50 wall time per repository. `--digests FILE` writes
+   on the repository gets); p50 wall time per repository, and beside it the p50 of
+   its floor, a bare process that compiles the queries for and parses the files
+   the commit changed (`HISTORY_FLOOR`: what any fresh process packing from their
+   symbols must do) and the p50 of `python -c pass`, both timed next to each call. `--digests FILE` writes
    each pack's sha256, to compare packs before and after a change.
 3. **a ~30,000-file monorepo** built from the checkout(s) given as arguments
    (their Python and C files copied round after round under `copyNNN/`, each copy
@@ -180,10 +183,28 @@ def bench_reread(runs: int) -> dict:
 
 # --------------------------------------------------------------------------- 2. diff-context on real history
 
+HISTORY_FLOOR = """
+import sys
+from tree_sitter import QueryCursor
+from symbolpack.languages import has_query, language_for_path, parser_and_query
+for path in sys.argv[1:]:
+    lang = language_for_path(path)
+    if has_query(lang):
+        try:
+            data = open(path, "rb").read()
+        except OSError:
+            continue
+        parser, query = parser_and_query(lang, True, data)
+        QueryCursor(query).matches(parser.parse(data).root_node)
+"""
+
+
 def bench_history(repo: Path, commits: int, digests: list | None) -> dict:
     repo = repo.resolve()
     chain = _git(repo, "rev-list", "--first-parent", f"--max-count={commits}", "HEAD").split()[::-1]
     times: list[float] = []
+    floors: list[float] = []
+    bases: list[float] = []
     with tempfile.TemporaryDirectory(prefix="symbolpack-bench-scale-") as tmp:
         clone = Path(tmp) / "clone"
         _git(Path(tmp), "clone", "-q", "--shared", "--no-checkout", str(repo), str(clone))
@@ -197,12 +218,17 @@ def bench_history(repo: Path, commits: int, digests: list | None) -> dict:
                 continue
             seconds, proc = _timed(_cli() + ["diff-context", "--no-delta", "--format", "json"], clone, env)
             times.append(seconds)
+            changed = _git(clone, "diff", "--cached", "--name-only", "--diff-filter=AM", "-z").split("\0")
+            floors.append(_timed([sys.executable, "-c", HISTORY_FLOOR, *filter(None, changed)], clone, env)[0])
+            bases.append(_timed([sys.executable, "-c", "pass"], clone, env)[0])
             if digests is not None:
                 digests.append({"repo": repo.name, "commit": commit[:10], "rc": proc.returncode,
                                 "sha256": hashlib.sha256(proc.stdout).hexdigest()})
             _git(clone, "reset", "-q", "--soft", commit)
     return {"repo": repo.name, "commits": len(times), "p50_ms": statistics.median(times) * 1000 if times else None,
-            "max_ms": max(times) * 1000 if times else None}
+            "max_ms": max(times) * 1000 if times else None,
+            "floor_p50_ms": statistics.median(floors) * 1000 if floors else None,
+            "python_p50_ms": statistics.median(bases) * 1000 if bases else None}
 
 
 def diff_sizes(repo: Path, commits: int) -> dict:
@@ -450,6 +476,9 @@ def _print(report: dict) -> None:
     for h in report.get("history", []):
         print(_row(f"diff-context p50 per commit, {h['repo']} ({h['commits']} commits)", h["p50_ms"],
                    "diff_context_p50_ms", ISSUE_DIFF_CONTEXT_MS.get(h["repo"])) + f"   (max {h['max_ms']:.0f} ms)")
+        if h.get("floor_p50_ms") is not None:
+            print(f"  floor p50, compiling the queries for and parsing the changed files in a fresh process: "
+                  f"{h['floor_p50_ms']:.0f} ms; python -c pass p50 {h['python_p50_ms']:.0f} ms")
     for d in report.get("diff_sizes", []):
         print(f"unified diffs of {d['files']} files modified by the last 50 commits of {d['repo']}: linediff "
               f"{d['linediff_changed_lines']} changed lines in {d['linediff_hunks']} hunks ({d['linediff_diff_lines']} "
