@@ -12,12 +12,13 @@ start-up path (`tldrs --version`, hooks) must never pay for them.
 from __future__ import annotations
 
 import functools
-from pathlib import Path, PurePath
+import os
 
 from .errors import NotFound
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import PurePath
     from typing import TypeGuard
 
     from tree_sitter import Language, Parser, Query
@@ -73,6 +74,8 @@ def language_for_path(path: str | PurePath) -> str | None:
     """The tree-sitter language name for *path*, or None when we do not know it."""
     name = path.rpartition("/")[2] if isinstance(path, str) else ""
     if name in ("", ".", ".."):  # not a plain last component: let pathlib normalise it
+        from pathlib import PurePath  # not at import: a read that parses never needs it
+
         name = PurePath(path).name
     lang = FILENAMES.get(name)
     if lang:
@@ -82,27 +85,29 @@ def language_for_path(path: str | PurePath) -> str | None:
     return EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
 
 
-def queries_dir() -> Path:
-    """Where the `.scm` files live: inside the wheel, or at the source tree's top."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "queries", here.parent / "queries"):
-        if candidate.is_dir():
+@functools.lru_cache(maxsize=1)
+def queries_dir() -> str:
+    """Where the `.scm` files live: inside the wheel, or at the source tree's top
+    (str paths: `pathlib` costs a read that parses ~4 ms of start-up)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for candidate in (os.path.join(here, "queries"), os.path.join(os.path.dirname(here), "queries")):
+        if os.path.isdir(candidate):
             return candidate
     raise FileNotFoundError("symbolpack's queries/ directory is missing from this install")
 
 
 def supported_languages() -> list[str]:
     """Languages with a symbol query (the ones that get skeletons and deltas)."""
-    return sorted(p.stem for p in queries_dir().glob("*.scm"))
+    return sorted(name[:-4] for name in os.listdir(queries_dir()) if name.endswith(".scm"))
 
 
 @functools.lru_cache(maxsize=None)
 def query_source(lang: str) -> str | None:
     """The query text for *lang*. A leading `; inherits: other` line prepends
     `other.scm` (a grammar that extends another, like tsx over typescript)."""
-    path = queries_dir() / f"{lang}.scm"
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(os.path.join(queries_dir(), f"{lang}.scm"), encoding="utf-8") as handle:
+            text = handle.read()
     except FileNotFoundError:
         return None
     first = text.split("\n", 1)[0]
@@ -115,7 +120,8 @@ def query_source(lang: str) -> str | None:
 @functools.lru_cache(maxsize=1)
 def _engine_fingerprint() -> bytes:
     # The extraction code itself is part of the key: an upgrade never serves old spans.
-    return (Path(__file__).resolve().parent / "symbols.py").read_bytes()
+    with open(os.path.join(os.path.dirname(os.path.realpath(__file__)), "symbols.py"), "rb") as handle:
+        return handle.read()
 
 
 @functools.lru_cache(maxsize=None)

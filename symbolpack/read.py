@@ -34,6 +34,7 @@ from .views import (
     known_mask,
     known_ranges,
     numbered_text,
+    numbered_tokens,
     render_delta,
     render_segments,
     shell_word,
@@ -92,7 +93,7 @@ class Current:
         """Tokens of a plain full read (counted once per read; it is the yardstick of
         every rule)."""
         if self._full_tokens is None:
-            self._full_tokens = count_tokens(numbered_text(self.lines, 1, len(self.lines)))
+            self._full_tokens = numbered_tokens(self.lines, 1, len(self.lines))
         return self._full_tokens
 
     def know_full_tokens(self, count: int | None) -> None:
@@ -405,7 +406,7 @@ def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> 
             return _plain(request, current, scope, copy, "pending")
         return _range_with_held(request, current, scope, copy, load)
     text = f"[UNCHANGED] {request.path}:{start}-{end}"
-    full_tokens = count_tokens(numbered_text(current.lines, start, end))
+    full_tokens = numbered_tokens(current.lines, start, end)
     response = _response(request, current, "unchanged", text, scope, None, full_tokens)
     return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
 
@@ -426,7 +427,7 @@ def _range_with_held(request, current, scope, copy: AgentCopy, load) -> ReadOutc
         while m + 1 <= end and held[m + 1] == held[n]:
             m += 1
         run = Segment("unchanged", n, m, source=n)
-        if held[n] and count_tokens(numbered_text(current.lines, n, m)) > count_tokens(unchanged_marker(run)) + 1:
+        if held[n] and numbered_tokens(current.lines, n, m) > count_tokens(unchanged_marker(run)) + 1:
             segments.append(run)
         elif segments and segments[-1].kind == "shown":
             segments[-1] = segments[-1]._replace(end=m)

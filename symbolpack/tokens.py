@@ -62,6 +62,11 @@ def count_tokens(text: str) -> int:
     return _counter(text)
 
 
+def uses_estimate() -> bool:
+    """Is the counter the estimate (whose count of a text is the sum of its lines')?"""
+    return _counter is estimate_tokens
+
+
 def counter_name() -> str:
     return _counter_name
 

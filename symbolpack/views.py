@@ -47,6 +47,28 @@ def numbered_text(lines: Sequence[str], start: int, end: int) -> str:
     return "\n".join(numbered(lines, start, end))
 
 
+def numbered_tokens(lines: Sequence[str], start: int, end: int) -> int:
+    """Tokens of `numbered_text(lines, start, end)`, the yardstick of every read. With
+    the estimate the text is not built (its f-strings were half the count on a big
+    file): no piece crosses the TAB after a number or a line's end, so the count is
+    the lines' own plus each number's digits in threes."""
+    from .tokens import count_tokens, uses_estimate
+
+    if not uses_estimate():
+        return count_tokens(numbered_text(lines, start, end))
+    return count_tokens("\n".join(lines[start - 1:end])) + _number_pieces(start, end)
+
+
+def _number_pieces(start: int, end: int) -> int:
+    """Pieces of the line numbers start..end: 1-999 one each, 1,000-999,999 two, ..."""
+    total, low, pieces = 0, 1, 1
+    while low <= end:
+        high = low * 1000 - 1
+        total += max(0, min(end, high) - max(start, low) + 1) * pieces
+        low, pieces = high + 1, pieces + 1
+    return total
+
+
 def _qual(symbol_id: str | None) -> str:
     return symbol_id.split(":", 2)[-1] if symbol_id else ""
 

@@ -36,3 +36,38 @@ def test_the_package_source_counts_the_same_both_ways():
     for path in sorted((Path(__file__).parent.parent / "symbolpack").glob("*.py")):
         text = path.read_text()
         assert estimate_tokens(text) == regex_estimate(text), path
+
+
+LINES = st.lists(st.one_of(ASCII, st.text(max_size=40)), max_size=30)
+
+
+@given(LINES, st.sampled_from([1, 2, 995, 998, 999_990, 999_999_995]), st.data())
+@settings(max_examples=300)
+def test_numbered_tokens_count_the_numbered_text_without_building_it(lines, first, data):
+    """The count of `numbered_text` a read is measured by, taken without the text:
+    line numbers across 999/1,000 and 999,999/1,000,000 included (the lines are laid
+    out from *first* on)."""
+    from symbolpack.views import numbered_text, numbered_tokens
+
+    padded = [""] * (first - 1) + lines if first < 1000 else None
+    if padded is None:  # big line numbers: a list that long would not fit; index a view instead
+        class Offset(list):
+            def __getitem__(self, index):
+                if isinstance(index, slice):
+                    return lines[index.start - (first - 1):index.stop - (first - 1)]
+                return lines[index - (first - 1)]
+        padded = Offset()
+    end = first - 1 + len(lines)
+    start = data.draw(st.integers(first, max(first, end)))
+    assert numbered_tokens(padded, start, end) == regex_estimate(numbered_text(padded, start, end))
+
+
+def test_numbered_tokens_use_the_exact_counter_when_one_is_swapped_in():
+    from symbolpack.tokens import use_counter
+    from symbolpack.views import numbered_tokens
+
+    use_counter(len, "chars")
+    try:
+        assert numbered_tokens(["ab", "c"], 1, 2) == len("     1\tab\n     2\tc")
+    finally:
+        use_counter(estimate_tokens, "estimate")

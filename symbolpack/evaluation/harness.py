@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..settings import Settings
 from ..tokens import count_tokens, counter_name, estimate_tokens, use_counter
-from ..views import numbered_text, unified_diff
+from ..views import numbered_tokens, unified_diff
 from .oracle import ReadOracle, split_lines
 from .packjudge import ChangedLines, PackJudge, load_pack_function  # noqa: F401  (re-exported)
 from .summary import (CATEGORIES, CONTEXT, DRILL, FIRST, KINDS, PACKS, RANGE, REREAD,  # noqa: F401
@@ -108,7 +108,7 @@ def isolated_state() -> Iterator[Settings]:
 
 def native_cost(lines: Sequence[str], scope: tuple[int, int] | None) -> int:
     start, end = scope or (1, len(lines))
-    return count_tokens(numbered_text(lines, start, end))
+    return numbered_tokens(lines, start, end)
 
 
 class DiffOnlyPolicy:

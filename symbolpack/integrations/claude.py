@@ -248,8 +248,7 @@ def record_native_read(store, session, source, offset, limit) -> str | None:
     (its scope, plainly, in full), pending on a new intent; returns the intent (None
     when nothing is shown). The caller commits it once its hook output is out."""
     from ..sources import split_text_lines
-    from ..tokens import count_tokens
-    from ..views import numbered_text
+    from ..views import numbered_tokens
 
     lines = split_text_lines(source.text)
     total = len(lines)
@@ -269,7 +268,7 @@ def record_native_read(store, session, source, offset, limit) -> str | None:
     new_copy = new_copy.cleared(*pending).with_pending(intent, *pending)
     store.put_object(source.data, source.sha256)
     session.set_copy(source.rel, new_copy)
-    tokens = count_tokens(numbered_text(lines, start, end)) if total else 0
+    tokens = numbered_tokens(lines, start, end) if total else 0
     session.record_read("full" if first is None else "range", tokens, tokens)
     return intent
 
