@@ -10,12 +10,12 @@ and `graph_version()` in the call-graph cache: path-independent, never stale.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .index import looks_binary, sha256_hex
+from .workspace import sha256_hasher
 from .languages import has_query, language_for_path, query_version
 from .snapshot import MAX_GRAPH_BYTES
 from .sources import is_sensitive
@@ -43,7 +43,7 @@ def graph_version() -> str:
     """Part of every graph-cache key: a change to the code that extracts facts or
     resolves edges never serves old ones."""
     here = Path(__file__).parent
-    digest = hashlib.sha256()
+    digest = sha256_hasher()
     for path in [here / "facts.py", here / "callgraph.py", *sorted((here / "resolve").glob("*.py"))]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]

@@ -127,10 +127,11 @@ def _engine_fingerprint() -> bytes:
 @functools.lru_cache(maxsize=None)
 def query_version(lang: str) -> str:
     """Part of every parse-cache key: a query or engine change invalidates old entries."""
-    text = query_source(lang) or ""
-    import hashlib  # cache keys only: not on a read's path
+    from .workspace import sha256_hasher  # not hashlib: its OpenSSL binding costs a read ~5 ms
 
-    h = hashlib.sha256(f"{ENGINE_VERSION}\0{lang}\0{text}\0".encode())
+    text = query_source(lang) or ""
+    h = sha256_hasher()
+    h.update(f"{ENGINE_VERSION}\0{lang}\0{text}\0".encode())
     h.update(_engine_fingerprint())
     return h.hexdigest()[:16]
 

@@ -38,6 +38,11 @@ def sha256_hex(data: bytes) -> str:
     return _sha256(data).hexdigest()
 
 
+def sha256_hasher():
+    """A sha256 object to feed in parts (the built-in one, as `sha256_hex`)."""
+    return _sha256()
+
+
 def _path(value: str) -> Path:
     """A `pathlib.Path`, imported on first use: pathlib (and the urllib.parse and
     ipaddress it pulls in) costs ~4 ms per process, which a read does not pay."""
