@@ -183,3 +183,15 @@ def test_queries_for_files_are_few_and_cover_each_other():
     assert small.pattern_count < whole.pattern_count
     assert parser_and_query("javascript", False, with_words)[1] is whole  # the union: every pattern
     assert parser_and_query("javascript", False, without)[1] is small
+
+
+def test_query_version_is_the_sha256_of_what_a_parse_depends_on():
+    """Parse-cache keys: sha256 of the engine version, language, query text and
+    symbols.py (hashed with the built-in sha256; hashlib must give the same key)."""
+    import hashlib
+
+    from symbolpack.languages import ENGINE_VERSION, _engine_fingerprint, query_source, query_version
+
+    for lang in ("python", "typescript"):
+        expected = hashlib.sha256(f"{ENGINE_VERSION}\0{lang}\0{query_source(lang)}\0".encode() + _engine_fingerprint())
+        assert query_version(lang) == expected.hexdigest()[:16]
