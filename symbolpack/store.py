@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import time
 
-from .sessionstore import Session, SessionDir, empty_meta, migrate_legacy, read_bytes
+from .sessionstore import Session, SessionDir, empty_meta, migrate_legacy, read_bytes, unlink, warn
 from .settings import DEFAULT_MAX_ENTRIES, DEFAULT_TTL_SECONDS  # one source: the settings
 from .workspace import atomic_write, ensure_private_dir, sha256_hex, state_dir_path
 
@@ -108,11 +108,11 @@ class Store:
                 return fresh(degraded=True, fresh=True)
             if data is None:
                 if problem:
-                    _warn(f"session {session_id} {problem}; answering with plain reads")
+                    warn(f"session {session_id} {problem}; answering with plain reads")
                 return fresh(degraded=True, fresh=True)
         data, problem = where.read_meta(now)
         if problem is not None:
-            _warn(f"session {session_id} {problem}; answering with plain reads")
+            warn(f"session {session_id} {problem}; answering with plain reads")
             return fresh(degraded=True)  # the file records stand: each is checked on its own
         if data is None:
             return fresh()
@@ -144,7 +144,7 @@ class Store:
     def discard_commit(self, intent: str) -> None:
         """The marker of a settled single-file answer: no longer needed (gc would
         collect it after a day; removing it keeps `commits/` small)."""
-        _unlink(self._commit_path(intent))
+        unlink(self._commit_path(intent))
 
     def session_ids(self) -> list[str]:
         ids = set()
@@ -170,7 +170,7 @@ class Store:
     def clear(self, session_id: str) -> bool:
         with self._locked(session_id):
             existed = _remove_tree(self.session_path(session_id))
-            return _unlink(self._legacy_path(session_id)) or existed
+            return unlink(self._legacy_path(session_id)) or existed
 
     def maybe_gc(self) -> None:
         """Collect now and then without anyone running `session gc`: at most once per
@@ -225,19 +225,19 @@ class Store:
                 for leftover in _leftovers(session.where.path):
                     if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in os.path.basename(leftover)
                                    else OBJECT_GC_GRACE_SECONDS):
-                        _unlink(leftover)
+                        unlink(leftover)
         for name in _listdir(self.sessions_dir):
             lock = os.path.join(self.sessions_dir, name)
             if name.endswith(".lock") and name[:-5] not in live and _older_than(lock, now, OBJECT_GC_GRACE_SECONDS):
-                _unlink(lock)
+                unlink(lock)
         for leftover in _leftovers(self.sessions_dir):
             if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in os.path.basename(leftover)
                            else OBJECT_GC_GRACE_SECONDS):
-                _unlink(leftover)
+                unlink(leftover)
         for name in _listdir(self.commits_dir):
             marker = os.path.join(self.commits_dir, name)
             if _older_than(marker, now, COMMIT_MARKER_TTL_SECONDS):
-                _unlink(marker)  # an intent still pending after this long reads as "unsure"
+                unlink(marker)  # an intent still pending after this long reads as "unsure"
         removed = kept_objects = 0
         objects = ((prefix, name) for prefix in _listdir(self.objects_dir)
                    for name in _listdir(os.path.join(self.objects_dir, prefix)))
@@ -247,7 +247,7 @@ class Store:
             if sha in referenced or not _older_than(obj, now, OBJECT_GC_GRACE_SECONDS):
                 kept_objects += version  # referenced, or may belong to a read that has not saved its record yet
                 continue
-            if _unlink(obj):
+            if unlink(obj):
                 removed += version
         return {"sessions_removed": dropped_sessions, "objects_removed": removed, "objects_kept": kept_objects}
 
@@ -295,7 +295,7 @@ class Store:
         except OSError:
             return None
         if sha256_hex(data) != sha:
-            _warn(f"baseline {sha[:12]} is damaged; ignoring it")
+            warn(f"baseline {sha[:12]} is damaged; ignoring it")
             return None
         return data
 
@@ -388,17 +388,3 @@ def _older_than(path: str, now: float, seconds: float) -> bool:
         return now - os.stat(path).st_mtime >= seconds
     except OSError:
         return False
-
-
-def _unlink(path: str) -> bool:
-    try:
-        os.unlink(path)
-        return True
-    except OSError:
-        return False
-
-
-def _warn(message: str) -> None:
-    from .log import warning
-
-    warning(message)
