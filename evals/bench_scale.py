@@ -9,14 +9,14 @@ its target), printed next to the figure the issue was filed with:
    also the line alignment alone, `linediff` against `difflib.SequenceMatcher`,
    and the floor of any fresh process that parses the file: a bare script that
    loads the grammar, compiles the definitions query symbolpack compiles for that
-   file, parses it and runs the query, nothing else (`PARSE_FLOOR`).
+   file, parses it and runs the query, nothing else (`FLOOR`).
 2. **`diff-context` per commit on real history** (each `--history` repository,
    `--commits` first-parent commits, oldest first): the commit is laid on the
    index and work tree of a temporary clone, then `tldrs diff-context --format json`
    runs as a process with one state dir across the replay (what an agent working
    on the repository gets); p50 wall time per repository, and beside it the p50 of
    its floor, a bare process that compiles the queries for and parses the files
-   the commit changed (`HISTORY_FLOOR`: what any fresh process packing from their
+   the commit changed (`FLOOR`: what any fresh process packing from their
    symbols must do) and the p50 of `python -c pass`, both timed next to each call. `--digests FILE` writes
    each pack's sha256, to compare packs before and after a change.
 3. **a ~30,000-file monorepo** built from the checkout(s) given as arguments
@@ -128,14 +128,22 @@ def scattered_edits(text: str, edits: int = 40, seed: int = 0) -> str:
     return "\n".join(lines)
 
 
-# what any fresh process answering from the file's symbols must do at least
-PARSE_FLOOR = """
+# what any fresh process answering from files' symbols must do at least: load the
+# grammar, compile the query symbolpack compiles for the file (the definitions for
+# a read: argv[1] "defs"; every pattern for a pack: "all"), parse, run the query
+FLOOR = """
 import sys
 from tree_sitter import QueryCursor
-from symbolpack.languages import parser_and_query
-data = open(sys.argv[1], "rb").read()
-parser, query = parser_and_query("javascript", False, data)
-QueryCursor(query).matches(parser.parse(data).root_node)
+from symbolpack.languages import has_query, language_for_path, parser_and_query
+for path in sys.argv[2:]:
+    lang = language_for_path(path)
+    if has_query(lang):
+        try:
+            data = open(path, "rb").read()
+        except OSError:
+            continue
+        parser, query = parser_and_query(lang, sys.argv[1] == "all", data)
+        QueryCursor(query).matches(parser.parse(data).root_node)
 """
 
 
@@ -159,7 +167,7 @@ def bench_reread(runs: int) -> dict:
             seconds, proc = _timed(_cli() + ["read", "big.js", "--session-id", session, "--format", "json"], root, env)
             ours.append(seconds)
             base.append(_timed([sys.executable, "-c", "pass"], root, env)[0])
-            floor.append(_timed([sys.executable, "-c", PARSE_FLOOR, str(big)], root, env)[0])
+            floor.append(_timed([sys.executable, "-c", FLOOR, "defs", str(big)], root, env)[0])
             modes.append(json.loads(proc.stdout)["mode"])
     old, new = text.split("\n"), scattered_edits(text).split("\n")
     start = time.perf_counter()
@@ -183,22 +191,6 @@ def bench_reread(runs: int) -> dict:
 
 # --------------------------------------------------------------------------- 2. diff-context on real history
 
-HISTORY_FLOOR = """
-import sys
-from tree_sitter import QueryCursor
-from symbolpack.languages import has_query, language_for_path, parser_and_query
-for path in sys.argv[1:]:
-    lang = language_for_path(path)
-    if has_query(lang):
-        try:
-            data = open(path, "rb").read()
-        except OSError:
-            continue
-        parser, query = parser_and_query(lang, True, data)
-        QueryCursor(query).matches(parser.parse(data).root_node)
-"""
-
-
 def bench_history(repo: Path, commits: int, digests: list | None) -> dict:
     repo = repo.resolve()
     chain = _git(repo, "rev-list", "--first-parent", f"--max-count={commits}", "HEAD").split()[::-1]
@@ -219,7 +211,7 @@ def bench_history(repo: Path, commits: int, digests: list | None) -> dict:
             seconds, proc = _timed(_cli() + ["diff-context", "--no-delta", "--format", "json"], clone, env)
             times.append(seconds)
             changed = _git(clone, "diff", "--cached", "--name-only", "--diff-filter=AM", "-z").split("\0")
-            floors.append(_timed([sys.executable, "-c", HISTORY_FLOOR, *filter(None, changed)], clone, env)[0])
+            floors.append(_timed([sys.executable, "-c", FLOOR, "all", *filter(None, changed)], clone, env)[0])
             bases.append(_timed([sys.executable, "-c", "pass"], clone, env)[0])
             if digests is not None:
                 digests.append({"repo": repo.name, "commit": commit[:10], "rc": proc.returncode,
