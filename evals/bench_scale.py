@@ -5,7 +5,9 @@ Every row is a ratio to a baseline measured in the same run (or a time against
 its target), printed next to the figure the issue was filed with:
 
 1. **re-read of a 9,000-line JS file after 40 scattered edits**, through the CLI
-   (a fresh process, as hooks run it), over `python -c pass` run alternately;
+   (a fresh process, as hooks run it), over `python -c pass` run alternately,
+   and through the resident engine (the MCP server, official client: what the
+   issue's engine design is for) over `python -c pass` timed beside each call;
    also the line alignment alone, `linediff` against `difflib.SequenceMatcher`,
    and the floor of any fresh process that parses the file: a bare script that
    loads the grammar, compiles the definitions query symbolpack compiles for that
@@ -169,6 +171,7 @@ def bench_reread(runs: int) -> dict:
             base.append(_timed([sys.executable, "-c", "pass"], root, env)[0])
             floor.append(_timed([sys.executable, "-c", FLOOR, "defs", str(big)], root, env)[0])
             modes.append(json.loads(proc.stdout)["mode"])
+    resident = _mcp_rereads(text, runs)
     old, new = text.split("\n"), scattered_edits(text).split("\n")
     start = time.perf_counter()
     ops = opcodes(old, new)
@@ -186,7 +189,52 @@ def bench_reread(runs: int) -> dict:
             "parse_floor_ms": statistics.median(floor) * 1000,
             "parse_floor_over_python": statistics.median(floor) / statistics.median(base),
             "linediff_ms": linediff_s * 1000, "difflib_ms": difflib_s * 1000,
-            "changed_lines": changed, "difflib_changed_lines": changed_ref}
+            "changed_lines": changed, "difflib_changed_lines": changed_ref, **resident}
+
+
+def _mcp_rereads(text: str, runs: int) -> dict:
+    """The same re-reads through the resident engine: the MCP server (official
+    client, stdio), one session per run as in the CLI loop, each timed call a
+    `read_file` of the edited file; `python -c pass` beside each. Empty when the
+    optional MCP SDK is not installed."""
+    try:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+    except ImportError:
+        return {}
+    times: list[float] = []
+    base: list[float] = []
+    modes: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="symbolpack-bench-scale-") as tmp:
+        root = Path(tmp) / "repo"
+        root.mkdir()
+        _git(root, "init", "-q")
+        env = _env(Path(tmp) / "state")
+        big = root / "big.js"
+        big.write_text(text)
+        params = StdioServerParameters(command=sys.executable, args=["-m", "symbolpack.integrations.mcp_server"],
+                                       cwd=str(root), env=env)
+
+        async def main() -> None:
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    for run in range(runs):
+                        big.write_text(text)
+                        args = {"path": "big.js", "session_id": f"mcp{run}"}
+                        await session.call_tool("read_file", args)  # the first read (a skeleton), untimed
+                        big.write_text(scattered_edits(text, seed=run))
+                        start = time.perf_counter()
+                        result = await session.call_tool("read_file", args)
+                        times.append(time.perf_counter() - start)
+                        modes.append(result.content[0].text.split(" ", 1)[0] if result.content else "")
+                        base.append(_timed([sys.executable, "-c", "pass"], root, env)[0])
+
+        anyio.run(main)
+    return {"mcp_reread_ms": statistics.median(times) * 1000, "mcp_python_ms": statistics.median(base) * 1000,
+            "mcp_reread_over_python": statistics.median(times) / statistics.median(base),
+            "mcp_modes": sorted(set(modes))}
 
 
 # --------------------------------------------------------------------------- 2. diff-context on real history
@@ -459,7 +507,11 @@ def _print(report: dict) -> None:
         r = report["reread"]
         print(f"re-read of a {r['lines']}-line JS file after 40 scattered edits ({'/'.join(r['modes'])}): "
               f"{r['reread_ms']:.0f} ms, python -c pass {r['python_ms']:.0f} ms")
-        print(_row("  re-read / python -c pass", r["reread_over_python"], "reread_over_python"))
+        print(_row("  CLI re-read / python -c pass", r["reread_over_python"], "reread_over_python"))
+        if "mcp_reread_ms" in r:
+            print(_row("  MCP re-read / python -c pass", r["mcp_reread_over_python"], "reread_over_python")
+                  + f"   ({r['mcp_reread_ms']:.0f} ms through the resident engine; python -c pass "
+                  f"{r['mcp_python_ms']:.0f} ms; {'/'.join(r['mcp_modes'])})")
         print(f"  floor, a bare parse and definitions query in a fresh process: {r['parse_floor_ms']:.0f} ms = "
               f"{r['parse_floor_over_python']:.2f}x python -c pass; the re-read is "
               f"{r['reread_ms'] / r['parse_floor_ms']:.2f}x the floor")

@@ -87,6 +87,19 @@ class EngineWorkspace(Workspace):
     def warm_symbols(self, root: Path) -> list[SymbolSlice] | None:
         return self.engine.symbols() if os.path.realpath(root) == self.root_dir else None
 
+    def symbols_of(self, rel: str, data: bytes) -> list[SymbolSlice] | None:
+        """As a cold read finds them, but parsed from the tree this engine last
+        parsed of *rel*, where it has one (`reparse.py`): re-reads of a big file
+        being edited reparse around the edits only."""
+        from .languages import has_query, language_for_path
+        from .symbols import bind, parse_bytes
+
+        lang = language_for_path(rel)
+        if not has_query(lang):
+            return None
+        records, _, error = parse_bytes(data, lang, references=False, tree=self.engine.trees.tree(rel, lang, data))
+        return None if error else bind(rel, lang, records)
+
 
 class Engine:
     """One project, kept warm. Use `run(fn)`: it takes the lock and calls fn(workspace)."""
@@ -109,6 +122,7 @@ class Engine:
         self._fresh = False  # refreshed during the current call
         self._gitdir: str | None = None
         self._stopping = False
+        self.trees = Trees()
 
     # -- the front door
     def run(self, fn: Callable[[EngineWorkspace], _T]) -> _T:
@@ -307,3 +321,39 @@ class Engine:
             else:
                 out.append((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
         return tuple(out)
+
+
+class Trees:
+    """The syntax tree of the version of each file this engine last parsed, for
+    `reparse`: the most recently used first out of *max_bytes* of source."""
+
+    def __init__(self, max_bytes: int = 32 << 20):
+        self.max_bytes = max_bytes
+        self.reparsed = 0  # how many parses started from a kept tree (tests)
+        self._kept: dict[str, tuple[str, bytes, object]] = {}  # rel -> (lang, bytes, tree), oldest first
+        self._bytes = 0
+
+    def tree(self, rel: str, lang: str, data: bytes) -> object | None:
+        """The tree of *data*, reparsed from the kept tree of *rel* when there is one;
+        None when the grammar fails (the caller parses, and reports the failure)."""
+        from .languages import parser
+        from .reparse import reparse
+
+        kept = self._kept.pop(rel, None)
+        if kept is not None:
+            self._bytes -= len(kept[1])
+        try:
+            if kept is not None and kept[0] == lang:
+                tree = reparse(parser(lang), kept[1], kept[2], data)  # type: ignore[arg-type]
+                self.reparsed += 1
+            else:
+                tree = parser(lang).parse(data)
+        except Exception:  # a broken grammar: the cold path parses and reports it
+            return None
+        if len(data) <= self.max_bytes:
+            self._kept[rel] = (lang, data, tree)
+            self._bytes += len(data)
+            while self._bytes > self.max_bytes:
+                self._bytes -= len(self._kept.pop(next(iter(self._kept)))[1])
+        return tree
+

@@ -144,3 +144,36 @@ def test_the_engine_never_forks(make_repo):
         assert forks == []
     finally:
         engine.close()
+
+
+def _module(n: int, changed: int | None = None) -> str:
+    """*n* functions with bodies long enough to be elided; function *changed* renamed
+    and its body edited."""
+    out = []
+    for i in range(n):
+        step = "total += 2 * value" if i == changed else "total += value"
+        name = f"work_{i}_edited" if i == changed else f"work_{i}"
+        out.append(f"def {name}(values):\n    total = 0\n    for value in values:\n        {step}\n"
+                   f"        total -= 1\n        total *= 3\n    return total\n\n")
+    return "\n".join(out)
+
+
+def test_a_re_read_through_the_engine_reparses_from_its_kept_tree_and_answers_as_a_cold_read(make_repo):
+    from symbolpack.operations import read_file
+
+    root = make_repo({"big.py": _module(40)})
+    engine = Engine(root)
+    cold = Workspace(root)
+    try:
+        answers = []
+        for text in (_module(40), _module(40, changed=7), _module(41, changed=30)):
+            (root / "big.py").write_text(text)
+            warm_answer = engine.run(lambda ws: read_file(ws, root / "big.py", "engine")).response
+            cold_answer = read_file(cold, root / "big.py", "cold").response
+            answers.append(warm_answer["mode"])
+            assert warm_answer == cold_answer
+        assert answers[0] == "skeleton" and "unchanged" not in answers  # each re-read had changes to tell
+        assert engine.trees.reparsed == 2  # both re-reads started from the tree before
+    finally:
+        cold.close()
+        engine.close()
