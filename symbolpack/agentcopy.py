@@ -24,6 +24,8 @@ touches a pending line is a plain read ("unsure" fails open).
 
 from __future__ import annotations
 
+from itertools import groupby
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Sequence
@@ -106,9 +108,11 @@ class AgentCopy:
             version = cache[sha]
             if version is None:
                 continue  # no trustworthy record: a gap
-            for n in range(start, min(end, upto, len(version)) + 1):
-                texts[n] = version[n - 1]
-                known[n] = hidden is None
+            stop = min(end, upto, len(version))
+            if start <= stop:
+                texts[start:stop + 1] = version[start - 1:stop]
+                if hidden is None:
+                    known[start:stop + 1] = [True] * (stop - start + 1)
         return texts, known
 
     def holds(self, start: int, end: int, sha: str, lines: Sequence[str],
@@ -148,12 +152,24 @@ class AgentCopy:
         """After a whole-file answer: every line is version *sha*; *known* (1-based
         mask) says which the agent holds; the rest are hidden, named by
         *hidden_symbols* ((start, end, symbol) runs) where a symbol is known."""
-        names: list = [None] * (total + 1)
+        names: list = [""] * (total + 1)
         for a, b, symbol in hidden_symbols:
-            for n in range(max(a, 1), min(b, total) + 1):
-                names[n] = symbol or ""
-        cells = [None] + [(sha, None if known[n] else (names[n] or "")) for n in range(1, total + 1)]
-        return AgentCopy(total, _runs(cells))  # answered whole: nothing before it is pending
+            a, b = max(a, 1), min(b, total)
+            if a <= b:
+                names[a:b + 1] = [symbol or ""] * (b - a + 1)
+        runs = []
+        start = 1
+        for held, lines in groupby(known[1:total + 1], bool):  # runs, not lines: a copy is re-made per read
+            end = start + sum(1 for _ in lines) - 1
+            if held:
+                runs.append((start, end, sha, None))
+            else:
+                for symbol, hidden in groupby(names[start:end + 1]):
+                    stop = start + sum(1 for _ in hidden) - 1
+                    runs.append((start, stop, sha, symbol))
+                    start = stop + 1
+            start = end + 1
+        return AgentCopy(total, tuple(runs))  # answered whole: nothing before it is pending
 
     def written(self, start: int, end: int, sha: str) -> "AgentCopy":
         """After lines start..end of version *sha* were shown (or truly confirmed)."""

@@ -456,8 +456,9 @@ def _drill_ins(request, scope, copy: AgentCopy) -> list[dict]:
 def _innermost(total: int, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice | None]:
     owner: list[SymbolSlice | None] = [None] * (total + 1)
     for s in symbols:  # source order, parents first: inner symbols overwrite
-        for i in range(s.lines[0], min(s.lines[1], total) + 1):
-            owner[i] = s
+        a, b = s.lines[0], min(s.lines[1], total)
+        if a <= b:
+            owner[a:b + 1] = [s] * (b - a + 1)
     return owner
 
 
@@ -470,8 +471,7 @@ def _align(old: Sequence, new: Sequence[str], ops) -> tuple[list[int | None], se
     in_gaps: set[int] = set()
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
-            for k in range(i2 - i1):
-                mapped[j1 + k + 1] = i1 + k + 1
+            mapped[j1 + 1:j2 + 1] = range(i1 + 1, i2 + 1)
         elif tag == "replace" and i2 - i1 == j2 - j1 and all(old[i + 1] is None for i in range(i1, i2)):
             in_gaps.update(range(j1 + 1, j2 + 1))
     return mapped, in_gaps

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
+from itertools import accumulate
 
 from .kinds import CLASS_LIKE
 from .workspace import sha256_hex
@@ -127,14 +128,27 @@ def etag_of(lines: Sequence[bytes], start: int, end: int) -> str:
 
 
 class _Def:
-    """One definition match while a file is being extracted."""
+    """One definition match while a file is being extracted (*start*, *end*: the
+    node's bytes, read once: every access of a node's field crosses into C)."""
 
-    __slots__ = ("node", "name_node", "kind", "body_node", "pattern", "extra")
+    __slots__ = ("node", "name_node", "kind", "body_node", "pattern", "scope", "trait", "start", "end")
 
     def __init__(self, node: Node, name_node: Node, kind: str, body_node: Node | None, pattern: int,
-                 extra: dict[str, Node]) -> None:
+                 scope: Node | None, trait: Node | None, start: int, end: int) -> None:
         self.node, self.name_node, self.kind = node, name_node, kind
-        self.body_node, self.pattern, self.extra = body_node, pattern, extra
+        self.body_node, self.pattern, self.scope, self.trait = body_node, pattern, scope, trait
+        self.start, self.end = start, end
+
+
+def _role(captures: tuple[str, ...]) -> tuple[str, str, bool]:
+    """(capture, kind, is a definition) of a match with these capture names: its first
+    `definition.KIND` or `reference.KIND` capture; ("", "", False) when it has neither."""
+    for cap in captures:
+        if cap.startswith("definition."):
+            return cap, cap.split(".", 1)[1], True
+        if cap.startswith("reference."):
+            return cap, cap.split(".", 1)[1], False
+    return "", "", False
 
 
 def parse_bytes(data: bytes, lang: str | None, references: bool = True,
@@ -171,47 +185,48 @@ def extract(data: bytes, lang: str, references: bool = True,
 
     defs: dict[tuple[int, int], _Def] = {}
     ref_nodes: list[tuple[Node, str]] = []
+    roles: dict[tuple[str, ...], tuple[str, str, bool]] = {}  # capture names -> (capture, kind, is a definition)
     for pattern, caps in QueryCursor(query).matches(tree.root_node):
         names = caps.get("name")
         if not names:
             continue
         name_node = names[0]
-        kind = ""
-        def_node = None
-        for cap, nodes in caps.items():
-            if cap.startswith("definition."):
-                kind, def_node = cap.split(".", 1)[1], nodes[0]
-                break
-            if cap.startswith("reference."):
-                ref_nodes.append((name_node, cap.split(".", 1)[1]))
-                break
-        if def_node is None:
+        shape = tuple(caps)
+        role = roles.get(shape)
+        if role is None:
+            role = roles[shape] = _role(shape)
+        cap, kind, is_def = role
+        if not is_def:
+            if cap:
+                ref_nodes.append((name_node, kind))
             continue
+        def_node = caps[cap][0]
         body_caps = caps.get("body")
         key = (name_node.start_byte, name_node.end_byte)
         old = defs.get(key)
-        size = def_node.end_byte - def_node.start_byte
+        start, end = def_node.start_byte, def_node.end_byte
         if old is not None:
-            old_size = old.node.end_byte - old.node.start_byte
+            old_size, size = old.end - old.start, end - start
             if old_size > size or (old_size == size and old.pattern <= pattern):
                 continue
+        scope_caps, trait_caps = caps.get("scope"), caps.get("trait")
         defs[key] = _Def(def_node, name_node, kind, body_caps[0] if body_caps else None, pattern,
-                         {k: v[0] for k, v in caps.items() if k in ("trait", "scope")})
+                         scope_caps[0] if scope_caps else None, trait_caps[0] if trait_caps else None, start, end)
 
     # a header like Elixir's `def add(a)` is also a call node: not a reference to itself
     refs = [Reference(_text(n), n.start_point[0] + 1, kind) for n, kind in ref_nodes
             if (n.start_byte, n.end_byte) not in defs]
-    ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
-    def_ranges = frozenset((d.node.start_byte, d.node.end_byte) for d in ordered)
+    ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
+    def_ranges = frozenset((d.start, d.end) for d in ordered)
     records: list[SymbolRecord] = []
-    stack: list[tuple[Node, SymbolRecord]] = []
+    stack: list[tuple[_Def, SymbolRecord]] = []
     seen: dict[str, int] = {}
     for d in ordered:
-        while stack and not _contains(stack[-1][0], d.node):
+        while stack and not _contains(stack[-1][0], d):
             stack.pop()
         parent = stack[-1][1] if stack else None
         kind = d.kind
-        scope = d.extra.get("scope")
+        scope = d.scope
         if kind == "function" and (scope is not None or (parent is not None and parent.kind in CLASS_LIKE)):
             kind = "method"
         name = _name_of(d, kind)
@@ -246,7 +261,7 @@ def extract(data: bytes, lang: str, references: bool = True,
             etag=etag_of(lines, start, end),
         )
         records.append(record)
-        stack.append((d.node, record))
+        stack.append((d, record))
     return records, refs
 
 
@@ -254,16 +269,15 @@ def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
-def _contains(outer: Node, inner: Node) -> bool:
+def _contains(outer: _Def, inner: _Def) -> bool:
     """Strict containment by byte range (node objects are fresh on every access)."""
-    same = outer.start_byte == inner.start_byte and outer.end_byte == inner.end_byte
-    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte and not same
+    return outer.start <= inner.start and inner.end <= outer.end and (outer.start, outer.end) != (inner.start, inner.end)
 
 
 def _name_of(d: _Def, kind: str) -> str:
     name = " ".join(_text(d.name_node).split())
     if kind == "impl":
-        trait = d.extra.get("trait")
+        trait = d.trait
         name = f"impl {' '.join(_text(trait).split())} for {name}" if trait is not None else f"impl {name}"
     return name
 
@@ -361,10 +375,11 @@ def _body_span(body: Node, lines: Sequence[bytes], lang: str) -> tuple[int, int]
         start = max(start, doc_end + 1)
     be = _content_end(body) - 1
     end = be
-    closing = body.children[-1] if body.child_count else None
-    while (closing is not None and closing.is_named and closing.child_count
+    count = body.child_count
+    closing = body.child(count - 1) if count else None
+    while (closing is not None and closing.is_named and (count := closing.child_count)
            and closing.start_byte == body.start_byte and _opens_with_bracket(closing)):
-        closing = closing.children[-1]  # a wrapper around the whole body (Dart function_body -> block)
+        closing = closing.child(count - 1)  # a wrapper around the whole body (Dart function_body -> block)
     if closing is not None and not closing.is_named and closing.start_point[0] == be and be > start:
         last = lines[be][: closing.end_point[1]].strip().decode("utf-8", "replace") if be < len(lines) else ""
         if _CLOSERS.match(last):
@@ -375,15 +390,15 @@ def _body_span(body: Node, lines: Sequence[bytes], lang: str) -> tuple[int, int]
 
 
 def _opens_with_bracket(node: Node) -> bool:
-    first = node.children[0]
-    return not first.is_named and first.type in _OPENERS
+    first = node.child(0)
+    return first is not None and not first.is_named and first.type in _OPENERS
 
 
 def _leading_docstring_end(body: Node) -> int | None:
     """0-based last row of a Python-style docstring that opens *body*, if any."""
-    first = body.named_children[0] if body.named_child_count else None
+    first = body.named_child(0) if body.named_child_count else None  # not .named_children: all of them
     if first is not None and first.type == "expression_statement" and first.named_child_count == 1:
-        inner: Node | None = first.named_children[0]
+        inner: Node | None = first.named_child(0)
     else:
         inner = first
     if first is None or inner is None or inner.type not in ("string", "concatenated_string"):
@@ -440,12 +455,13 @@ def _signature(d: _Def, kind: str, body_node: Node | None, lines: Sequence[bytes
     text = data[start_byte:end_byte].decode("utf-8", "replace").rstrip()
     if text.endswith("{"):
         text = text[:-1].rstrip()
+    if "\n" not in text:
+        return text  # one line, already stripped on the right
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 def _line_offsets(lines: Sequence[bytes]) -> list[int]:
-    offsets, pos = [], 0
-    for line in lines:
-        offsets.append(pos)
-        pos += len(line) + 1
+    """Byte offset of each line's start (a line and its newline: len + 1)."""
+    offsets = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+    offsets.pop()
     return offsets

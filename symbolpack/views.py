@@ -170,8 +170,9 @@ def known_mask(total: int, known: Iterable[tuple[int, int]]) -> list[bool]:
     """1-based mask (index 0 unused) of the lines inside the *known* ranges."""
     mask = [False] * (total + 1)
     for a, b in known:
-        for i in range(max(a, 1), min(b, total) + 1):
-            mask[i] = True
+        a, b = max(a, 1), min(b, total)
+        if a <= b:
+            mask[a:b + 1] = [True] * (b - a + 1)
     return mask
 
 
