@@ -41,8 +41,7 @@ stay importable from here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from collections import namedtuple
 
 from .facts import (CALLABLE_KINDS, EDGE_KINDS, TYPE_KINDS, CallSite, FileFacts, ImportBinding,
                     _base_qual, _type_name, extract_facts, file_facts, graph_cache, graph_version,
@@ -55,6 +54,10 @@ from .resolve import Resolver, hint_matches, observation_class, ordered_hints, r
 from .snapshot import MAX_GRAPH_BYTES, GitTreeSnapshot, Snapshot, WorkTreeSnapshot
 from .sources import is_sensitive
 from .symbols import CLASS_LIKE, SymbolSlice
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
 
 __all__ = [  # what other modules import from here, wherever it lives now
     "CallGraph", "Edge", "GraphStats", "SELF_NAMES", "COMMON_METHOD_NAMES",
@@ -80,9 +83,12 @@ lower upper encode decode load dump loads dumps sort sorted reverse min max sum
 # Languages where a bare `name()` inside a class may be one of its methods.
 _BARE_METHOD_CALLS = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "ruby", "dart", "php"})
 
-@dataclass(frozen=True)
-class Edge:
+# Edge is a namedtuple and GraphStats a plain class, not dataclasses: this module is
+# on the start-up path of `diff-context` and `context` (see facts.py).
+class Edge(namedtuple("Edge", ["path", "caller", "line", "name", "receiver", "kind", "targets", "status", "via"])):
     """A call site and what it resolved to."""
+
+    __slots__ = ()
 
     path: str
     caller: str | None  # symbol id; None for top-level code of *path*
@@ -103,12 +109,18 @@ class Edge:
         return (self.caller, self.line, self.name, self.receiver, self.kind, self.targets, self.status, self.via)
 
 
-@dataclass
 class GraphStats:
-    facts_parsed: int = 0
-    facts_cached: int = 0
-    files_resolved: int = 0
-    files_reused: int = 0
+    """Counters of one graph's work: facts parsed or read from the cache, files whose
+    edges were resolved or reused."""
+
+    __slots__ = ("facts_parsed", "facts_cached", "files_resolved", "files_reused")
+
+    def __init__(self, facts_parsed: int = 0, facts_cached: int = 0, files_resolved: int = 0,
+                 files_reused: int = 0) -> None:
+        self.facts_parsed = facts_parsed
+        self.facts_cached = facts_cached
+        self.files_resolved = files_resolved
+        self.files_reused = files_reused
 
 
 class CallGraph:

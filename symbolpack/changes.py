@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from .callgraph import CallGraph, cat_blobs, run_git
 from .errors import GitError, NotFound
@@ -25,33 +23,50 @@ from .sources import is_sensitive
 from .symbols import SymbolSlice, split_lines
 from .workspace import find_repo_root
 
+TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Callable, Sequence
+
 CONTEXT_LINES = 3
 _NULL_SHA = "0" * 40
 
 
-@dataclass
+# A plain class, not a dataclass: this module is on the start-up path of every
+# `diff-context` process, where the `dataclasses` import and dataclass creation
+# cost ~12 ms.
 class FileChange:
     """One path of the change and its analysis."""
 
-    status: str  # A M D R T (git's letters)
-    old_path: str | None
-    new_path: str | None
-    old: bytes | None
-    new: bytes | None
-    old_mode: str = ""
-    new_mode: str = ""
-    old_blob: str | None = None  # git object names, when git knows them
-    new_blob: str | None = None
-    note: str | None = None  # binary, submodule, mode change: said instead of a diff
-    withheld: str | None = None  # why no line of it is ever shown: "not UTF-8 text", "sensitive"
-    untracked: bool = False  # not in git's index: `git diff` does not show it
-    old_lines: list[str] = field(default_factory=list)
-    new_lines: list[str] = field(default_factory=list)
-    opcodes: list[tuple] = field(default_factory=list)
-    parsed: bool = False
-    git_hunks: list[tuple] | None = None  # git's own (old, new) line ranges, when it gave any
-    new_owner: dict[int, str] = field(default_factory=dict)  # new line -> changed symbol id
-    old_owner: dict[int, str] = field(default_factory=dict)  # removed old line -> surviving symbol id
+    __slots__ = ("status", "old_path", "new_path", "old", "new", "old_mode", "new_mode", "old_blob", "new_blob",
+                 "note", "withheld", "untracked", "old_lines", "new_lines", "opcodes", "parsed", "git_hunks",
+                 "new_owner", "old_owner")
+
+    def __init__(self, status: str, old_path: str | None, new_path: str | None, old: bytes | None,
+                 new: bytes | None, old_mode: str = "", new_mode: str = "", old_blob: str | None = None,
+                 new_blob: str | None = None, note: str | None = None, withheld: str | None = None,
+                 untracked: bool = False, old_lines: list[str] | None = None, new_lines: list[str] | None = None,
+                 opcodes: list[tuple] | None = None, parsed: bool = False, git_hunks: list[tuple] | None = None,
+                 new_owner: dict[int, str] | None = None, old_owner: dict[int, str] | None = None) -> None:
+        self.status = status  # A M D R T (git's letters)
+        self.old_path = old_path
+        self.new_path = new_path
+        self.old = old
+        self.new = new
+        self.old_mode = old_mode
+        self.new_mode = new_mode
+        self.old_blob = old_blob  # git object names, when git knows them
+        self.new_blob = new_blob
+        self.note = note  # binary, submodule, mode change: said instead of a diff
+        self.withheld = withheld  # why no line of it is ever shown: "not UTF-8 text", "sensitive"
+        self.untracked = untracked  # not in git's index: `git diff` does not show it
+        self.old_lines: list[str] = [] if old_lines is None else old_lines
+        self.new_lines: list[str] = [] if new_lines is None else new_lines
+        self.opcodes: list[tuple] = [] if opcodes is None else opcodes
+        self.parsed = parsed
+        self.git_hunks = git_hunks  # git's own (old, new) line ranges, when it gave any
+        self.new_owner: dict[int, str] = {} if new_owner is None else new_owner  # new line -> changed symbol id
+        # removed old line -> surviving symbol id
+        self.old_owner: dict[int, str] = {} if old_owner is None else old_owner
 
     @property
     def path(self) -> str:

@@ -14,12 +14,15 @@ it), then several files share one line. Files symbolpack must never show
 from __future__ import annotations
 
 import shlex
-from typing import Callable, Collection, Sequence
 
 from .callgraph import CallGraph
 from .changes import FileChange, local_id, rename_line, render_diff
 from .packing import HEADER_TOKENS, Pack, PackSlice, allocate, block_cost, diff_block, window_around
 from .tokens import count_tokens
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Callable, Collection, Sequence
 
 # What a pack spends on symbols around the change (callers, callees, tests), against
 # what the change itself costs as a unified diff: the budget is a cap, not a target.

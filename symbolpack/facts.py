@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 
 from .index import looks_binary, sha256_hex
@@ -49,9 +49,14 @@ def graph_version() -> str:
     return digest.hexdigest()[:12]
 
 
-@dataclass(frozen=True)
-class CallSite:
+# Values here are namedtuples and a plain class, not dataclasses: this module is
+# on the start-up path of every `diff-context` and `context` process, where the
+# `dataclasses` import (inspect, ast, dis, tokenize) and dataclass creation cost
+# ~12 ms.
+class CallSite(namedtuple("CallSite", ["name", "line", "kind", "receiver"])):
     """One use of a name: `receiver.name(...)` (receiver None for a bare name)."""
+
+    __slots__ = ()
 
     name: str
     line: int
@@ -59,9 +64,10 @@ class CallSite:
     receiver: str | None  # "<expr>" when it is not a plain name path
 
 
-@dataclass(frozen=True)
-class ImportBinding:
+class ImportBinding(namedtuple("ImportBinding", ["local", "module", "member", "line"])):
     """A name a file binds by importing: `local` stands for `member` of `module`."""
+
+    __slots__ = ()
 
     local: str  # "*" for a wildcard import
     module: str  # as written: "..pkg.mod", "./util", "github.com/a/b", "crate::a", "a.b.C"
@@ -69,39 +75,60 @@ class ImportBinding:
     line: int
 
 
-@dataclass(frozen=True)
 class FileFacts:
-    path: str
-    language: str | None
-    sha256: str
-    data: bytes
-    symbols: tuple[SymbolSlice, ...] = ()
-    calls: tuple[CallSite, ...] = ()
-    imports: tuple[ImportBinding, ...] = ()
-    package: str | None = None
-    parsed: bool = False
+    """Symbols, call sites, imports and package of one file's bytes (never changed once
+    built; the indexes below are computed on first use)."""
 
-    @functools.cached_property
+    __slots__ = ("path", "language", "sha256", "data", "symbols", "calls", "imports", "package", "parsed",
+                 "_lines", "_by_id", "_by_name", "_by_qual")
+
+    def __init__(self, path: str, language: str | None, sha256: str, data: bytes,
+                 symbols: tuple[SymbolSlice, ...] = (), calls: tuple[CallSite, ...] = (),
+                 imports: tuple[ImportBinding, ...] = (), package: str | None = None,
+                 parsed: bool = False) -> None:
+        self.path = path
+        self.language = language
+        self.sha256 = sha256
+        self.data = data
+        self.symbols = symbols
+        self.calls = calls
+        self.imports = imports
+        self.package = package
+        self.parsed = parsed
+        self._lines: list[bytes] | None = None
+        self._by_id: dict[str, SymbolSlice] | None = None
+        self._by_name: dict[str, list[SymbolSlice]] | None = None
+        self._by_qual: dict[str, list[SymbolSlice]] | None = None
+
+    @property
     def lines(self) -> list[bytes]:
-        return split_lines(self.data)
+        if self._lines is None:
+            self._lines = split_lines(self.data)
+        return self._lines
 
-    @functools.cached_property
+    @property
     def by_id(self) -> dict[str, SymbolSlice]:
-        return {s.id: s for s in self.symbols}
+        if self._by_id is None:
+            self._by_id = {s.id: s for s in self.symbols}
+        return self._by_id
 
-    @functools.cached_property
+    @property
     def by_name(self) -> dict[str, list[SymbolSlice]]:
-        out: dict[str, list[SymbolSlice]] = {}
-        for s in self.symbols:
-            out.setdefault(s.name, []).append(s)
-        return out
+        if self._by_name is None:
+            out: dict[str, list[SymbolSlice]] = {}
+            for s in self.symbols:
+                out.setdefault(s.name, []).append(s)
+            self._by_name = out
+        return self._by_name
 
-    @functools.cached_property
+    @property
     def by_qual(self) -> dict[str, list[SymbolSlice]]:
-        out: dict[str, list[SymbolSlice]] = {}
-        for s in self.symbols:
-            out.setdefault(_base_qual(s.qualname), []).append(s)
-        return out
+        if self._by_qual is None:
+            out: dict[str, list[SymbolSlice]] = {}
+            for s in self.symbols:
+                out.setdefault(_base_qual(s.qualname), []).append(s)
+            self._by_qual = out
+        return self._by_qual
 
     def innermost(self, line: int) -> SymbolSlice | None:
         """The smallest symbol whose span holds *line*."""
@@ -250,8 +277,7 @@ def file_facts(index, cache, stats, path: str, data: bytes) -> FileFacts:
             calls, imports, package = (), (), None
         stats.facts_parsed += 1
         if cache:
-            cache.set(key, ([tuple(c.__dict__.values()) for c in calls],
-                                 [tuple(i.__dict__.values()) for i in imports], package))
+            cache.set(key, ([tuple(c) for c in calls], [tuple(i) for i in imports], package))
     else:
         stats.facts_cached += 1
         calls = tuple(CallSite(*c) for c in value[0])

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Sequence
 
 from .errors import GitError
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Sequence
 
 
 def run_git(root: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:

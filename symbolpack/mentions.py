@@ -12,11 +12,14 @@ search, fall back to reading every parseable file.
 from __future__ import annotations
 
 import re
-from typing import Iterable
 
 from .languages import has_query, language_for_path
 from .snapshot import Snapshot
 from .sources import is_sensitive
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Iterable
 
 # names `git grep -w` matches exactly where `mentions` does (word characters both agree on)
 _GIT_WORD = re.compile(r"[A-Za-z0-9_]+")

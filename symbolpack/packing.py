@@ -14,14 +14,17 @@ symbol's whole code as it is now, and writes what the pack showed into the copy.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
-from .protocol import PackSliceJSON
 from .related import RELEVANCE_ORDER
 from .symbols import SymbolSlice
 from .tokens import count_tokens
 from .workspace import sha256_hex
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Sequence
+
+    from .protocol import PackSliceJSON
 
 HEADER_TOKENS = 15  # the "== signatures ==", "== code ==", "== diffs ==" lines
 WINDOW_CONTEXT = 3  # lines shown around a change inside a window, as `git diff` does
@@ -29,7 +32,10 @@ WINDOW_GAP = 2  # hidden runs this short are shown instead (a marker costs more)
 BRIEF_SIGNATURE = 30  # tokens of a signature shown on one line
 
 
-@dataclass
+# A plain class, not a dataclass: this module is on the start-up path of
+# `diff-context` and `context`, where the `dataclasses` import and dataclass
+# creation cost ~12 ms a process. Equality is identity: the slices of one pack are
+# distinct symbols (`work.remove`, `in work` mean this very slice).
 class PackSlice:
     """A symbol in a pack and how it is shown: code, signature, or `[UNCHANGED]` stub.
 
@@ -40,19 +46,26 @@ class PackSlice:
     of it the copy records -- so a symbol shown through a window is not held whole.
     """
 
-    sym: SymbolSlice
-    relevance: str
-    lines: Sequence[str]  # the file's lines, decoded
-    depth: int = 0
-    mode: str = "signature"  # code | signature | unchanged
-    cut: bool = False  # wanted code, the budget said no
-    code_ok: bool = True  # False for a class reached by a call: its constructor carries the code
-    upgraded: bool = False  # code chosen over a cheaper mandatory form (signature + diff)
-    diffed: bool = False  # a changed symbol shown by its signature and diff: far cheaper than its code
-    brief: bool = False  # its signature on one line, cut short (a symbol around a change)
-    window: tuple[int, int] | None = None  # code: the lines shown of a long symbol (None: all of it)
-    _code_cost: dict = field(default_factory=dict, repr=False)
-    _sig_cost: dict = field(default_factory=dict, repr=False)
+    __slots__ = ("sym", "relevance", "lines", "depth", "mode", "cut", "code_ok", "upgraded", "diffed", "brief",
+                 "window", "_code_cost", "_sig_cost")
+
+    def __init__(self, sym: SymbolSlice, relevance: str, lines: Sequence[str], depth: int = 0,
+                 mode: str = "signature", cut: bool = False, code_ok: bool = True, upgraded: bool = False,
+                 diffed: bool = False, brief: bool = False, window: tuple[int, int] | None = None,
+                 _code_cost: dict | None = None, _sig_cost: dict | None = None) -> None:
+        self.sym = sym
+        self.relevance = relevance
+        self.lines = lines  # the file's lines, decoded
+        self.depth = depth
+        self.mode = mode  # code | signature | unchanged
+        self.cut = cut  # wanted code, the budget said no
+        self.code_ok = code_ok  # False for a class reached by a call: its constructor carries the code
+        self.upgraded = upgraded  # code chosen over a cheaper mandatory form (signature + diff)
+        self.diffed = diffed  # a changed symbol shown by its signature and diff: far cheaper than its code
+        self.brief = brief  # its signature on one line, cut short (a symbol around a change)
+        self.window = window  # code: the lines shown of a long symbol (None: all of it)
+        self._code_cost: dict = {} if _code_cost is None else _code_cost
+        self._sig_cost: dict = {} if _sig_cost is None else _sig_cost
 
     @property
     def span(self) -> tuple[int, int]:
