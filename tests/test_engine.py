@@ -161,19 +161,36 @@ def _module(n: int, changed: int | None = None) -> str:
 def test_a_re_read_through_the_engine_reparses_from_its_kept_tree_and_answers_as_a_cold_read(make_repo):
     from symbolpack.operations import read_file
 
-    root = make_repo({"big.py": _module(40)})
+    root = make_repo({"big.py": _module(400)})  # big enough for the engine to keep its tree
     engine = Engine(root)
     cold = Workspace(root)
     try:
         answers = []
-        for text in (_module(40), _module(40, changed=7), _module(41, changed=30)):
+        for text in (_module(400), _module(400, changed=7), _module(401, changed=300)):
             (root / "big.py").write_text(text)
             warm_answer = engine.run(lambda ws: read_file(ws, root / "big.py", "engine")).response
             cold_answer = read_file(cold, root / "big.py", "cold").response
             answers.append(warm_answer["mode"])
             assert warm_answer == cold_answer
         assert answers[0] == "skeleton" and "unchanged" not in answers  # each re-read had changes to tell
+        assert len(_module(400)) >= engine.trees.min_bytes
         assert engine.trees.reparsed == 2  # both re-reads started from the tree before
     finally:
         cold.close()
         engine.close()
+
+
+def test_kept_trees_stay_within_their_budget_oldest_out_and_small_files_are_not_kept():
+    from symbolpack.engine import Trees
+
+    trees = Trees(max_bytes=250, min_bytes=100)
+    big = {name: (f"def {name}():\n    return 1\n" * 5).encode() for name in ("a", "b", "c")}  # 110 bytes each
+    for name, data in big.items():
+        trees.tree(f"{name}.py", "python", data)
+    assert list(trees._kept) == ["b.py", "c.py"]  # a.py was the oldest: out, to stay within 250 bytes
+    trees.tree("small.py", "python", b"x = 1\n")
+    assert "small.py" not in trees._kept  # parsed, not kept: under min_bytes
+    trees.tree("b.py", "python", big["b"] + b"y = 2\n")
+    assert trees.reparsed == 1 and list(trees._kept) == ["c.py", "b.py"]  # reparsed from its tree, now newest
+    trees.tree("a.py", "python", big["a"])
+    assert trees.reparsed == 1  # nothing kept of a.py any more: a fresh parse
