@@ -37,9 +37,10 @@ def line_edits(old: bytes, new: bytes) -> list[tuple[int, int, int, tuple[int, i
     new_end_point) for each changed run of lines, last first: applied in that
     order, each edit's start is still where the old text has it."""
     from .linediff import opcodes
+    from .symbols import line_starts
 
     old_lines, new_lines = old.split(b"\n"), new.split(b"\n")
-    old_at, new_at = _line_starts(old_lines), _line_starts(new_lines)
+    old_at, new_at = line_starts(old_lines), line_starts(new_lines)
     edits = []
     for tag, i1, i2, j1, j2 in reversed(opcodes(old_lines, new_lines)):
         if tag == "equal":
@@ -70,16 +71,6 @@ def reparse(parser: Parser, old: bytes, old_tree: Tree, new: bytes) -> Tree:
         tree.edit(start_byte=start, old_end_byte=old_end, new_end_byte=new_end,
                   start_point=start_point, old_end_point=old_end_point, new_end_point=new_end_point)
     return parser.parse(new, tree)
-
-
-def _line_starts(lines: list[bytes]) -> list[int]:
-    """Byte offset of each line's start, plus one past a final newline."""
-    starts, pos = [], 0
-    for line in lines:
-        starts.append(pos)
-        pos += len(line) + 1
-    starts.append(pos)
-    return starts
 
 
 def _point(starts: list[int], byte: int) -> tuple[int, int]:

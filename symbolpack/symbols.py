@@ -181,7 +181,7 @@ def extract(data: bytes, lang: str, references: bool = True,
     if tree is None:
         tree = parser.parse(data)
     lines = split_lines(data)
-    offsets = _line_offsets(lines)
+    offsets = line_starts(lines)
 
     defs: dict[tuple[int, int], _Def] = {}
     ref_nodes: list[tuple[Node, str]] = []
@@ -460,8 +460,7 @@ def _signature(d: _Def, kind: str, body_node: Node | None, lines: Sequence[bytes
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
-def _line_offsets(lines: Sequence[bytes]) -> list[int]:
-    """Byte offset of each line's start (a line and its newline: len + 1)."""
-    offsets = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
-    offsets.pop()
-    return offsets
+def line_starts(lines: Sequence[bytes]) -> list[int]:
+    """Byte offset of each line's start (a line and its newline: len + 1), and one
+    more entry: where a line after the last would start."""
+    return list(accumulate(map((1).__add__, map(len, lines)), initial=0))
