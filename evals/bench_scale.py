@@ -149,15 +149,20 @@ for path in sys.argv[2:]:
 """
 
 
+def _scratch_repo(tmp: Path) -> tuple[Path, dict]:
+    """An empty git repository under *tmp*, and the environment of a state dir beside it."""
+    root = tmp / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    return root, _env(tmp / "state")
+
+
 def bench_reread(runs: int) -> dict:
     from symbolpack.linediff import opcodes
 
     text = js_module()
     with tempfile.TemporaryDirectory(prefix="symbolpack-bench-scale-") as tmp:
-        root = Path(tmp) / "repo"
-        root.mkdir()
-        _git(root, "init", "-q")
-        env = _env(Path(tmp) / "state")
+        root, env = _scratch_repo(Path(tmp))
         big = root / "big.js"
         ours, base, floor, modes = [], [], [], []
         for run in range(runs):
@@ -207,10 +212,7 @@ def _mcp_rereads(text: str, runs: int) -> dict:
     base: list[float] = []
     modes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="symbolpack-bench-scale-") as tmp:
-        root = Path(tmp) / "repo"
-        root.mkdir()
-        _git(root, "init", "-q")
-        env = _env(Path(tmp) / "state")
+        root, env = _scratch_repo(Path(tmp))
         big = root / "big.js"
         big.write_text(text)
         params = StdioServerParameters(command=sys.executable, args=["-m", "symbolpack.integrations.mcp_server"],
