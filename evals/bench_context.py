@@ -22,7 +22,7 @@ absolute targets (cold <= 0.5 s, warm <= 0.2 s on a 2-core machine). It
 reports; it asserts nothing.
 
 If the installed ``tldrs`` does not know ``diff-context`` yet, the command runs
-through a tiny argparse runner over ``symbolpack.context_cli`` instead (same
+through a tiny argparse runner over ``symbolpack.cli.packs`` instead (same
 code path below the parser).
 
 Example:
@@ -48,10 +48,10 @@ from pathlib import Path
 TARGETS = {"cold_seconds": 0.5, "warm_seconds": 0.2}
 RUNNER = (
     "import argparse, sys\n"
-    "from symbolpack.context_cli import add_context_parsers\n"
+    "from symbolpack.cli.packs import add_context_parsers\n"
     "p = argparse.ArgumentParser(prog='tldrs'); add_context_parsers(p.add_subparsers())\n"
     "a = p.parse_args(sys.argv[1:])\n"
-    "from symbolpack.workspace import SymbolpackError\n"
+    "from symbolpack.base.workspace import SymbolpackError\n"
     "try:\n    sys.exit(a.func(a))\n"
     "except SymbolpackError as e:\n    print('tldrs: error:', e, file=sys.stderr); sys.exit(1)\n"
 )

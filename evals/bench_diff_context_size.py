@@ -9,7 +9,7 @@ a temporary state dir, as `symbolpack.evaluation.replay` does:
    the work tree (``read-tree -m -u``), so the change is what an agent would have
    uncommitted;
 2. ``git diff PARENT COMMIT`` is the baseline: its tokens
-   (``symbolpack.tokens.count_tokens``, the counter every policy is priced with);
+   (``symbolpack.base.tokens.count_tokens``, the counter every policy is priced with);
 3. ``diff_context(ws, base="HEAD", budget=--budget)`` without a session (what a
    fresh agent gets) and, when ``--session`` is on (the default), with one session
    that lives across the replay (packs only: stubs for what earlier packs gave);
@@ -61,12 +61,12 @@ def _file_lines(root: Path):
 
 def bench(repo: Path, commits: int = 20, end: str = "HEAD", budget: int | None = None, session: bool = True,
           progress=None) -> dict:
-    from symbolpack.context import DEFAULT_BUDGET, diff_context
+    from symbolpack.api.context import DEFAULT_BUDGET, diff_context
     from symbolpack.evaluation.harness import PackJudge, isolated_state
     from symbolpack.evaluation.oracle import ReadOracle
     from symbolpack.evaluation.replay import diff_context_changes, first_parent_commits, git, git_ok
-    from symbolpack.operations import Workspace
-    from symbolpack.tokens import count_tokens, counter_name
+    from symbolpack.api.operations import Workspace
+    from symbolpack.base.tokens import count_tokens, counter_name
 
     budget = budget or DEFAULT_BUDGET
     repo = Path(repo).resolve()

@@ -53,8 +53,8 @@ def _paired(cmd: list[str], baseline: list[str], env: dict, cwd: Path, runs: int
 
 def _fill_session(root: Path, session: str, entries: int) -> None:
     """Pre-populate a session with *entries* file copies (same shape reads write)."""
-    from symbolpack.agentcopy import AgentCopy
-    from symbolpack.store import Store
+    from symbolpack.reads.agentcopy import AgentCopy
+    from symbolpack.state.store import Store
 
     store = Store(root)
     with store.session(session) as s:

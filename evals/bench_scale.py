@@ -136,7 +136,7 @@ def scattered_edits(text: str, edits: int = 40, seed: int = 0) -> str:
 FLOOR = """
 import sys
 from tree_sitter import QueryCursor
-from symbolpack.languages import has_query, language_for_path, parser_and_query
+from symbolpack.engine.languages import has_query, language_for_path, parser_and_query
 for path in sys.argv[2:]:
     lang = language_for_path(path)
     if has_query(lang):
@@ -158,7 +158,7 @@ def _scratch_repo(tmp: Path) -> tuple[Path, dict]:
 
 
 def bench_reread(runs: int) -> dict:
-    from symbolpack.linediff import opcodes
+    from symbolpack.base.linediff import opcodes
 
     text = js_module()
     with tempfile.TemporaryDirectory(prefix="symbolpack-bench-scale-") as tmp:
@@ -278,7 +278,7 @@ def diff_sizes(repo: Path, commits: int) -> dict:
     modified, by `linediff` and by difflib: changed lines, hunks and text size."""
     import difflib
 
-    from symbolpack.linediff import grouped_opcodes, opcodes
+    from symbolpack.base.linediff import grouped_opcodes, opcodes
 
     totals = {"files": 0, "linediff": [0, 0, 0], "difflib": [0, 0, 0], "linediff_ms": 0.0, "difflib_ms": 0.0}
     for commit in _git(repo, "rev-list", "--first-parent", f"--max-count={commits}", "HEAD").split():

@@ -97,8 +97,8 @@ def commit_changes(repo: Path, parent: str, commit: str) -> tuple[dict, dict, di
 
 def survivors(repo: Path, parent: str, old_path: str, new_path: str, lines: list[int]) -> dict[int, str]:
     """Removed old line -> id (in the new file) of the old symbol holding it, by local id."""
-    from symbolpack.languages import has_query, language_for_path
-    from symbolpack.symbols import extract
+    from symbolpack.engine.languages import has_query, language_for_path
+    from symbolpack.engine.symbols import extract
 
     lang = language_for_path(old_path)
     if not has_query(lang):
@@ -149,7 +149,7 @@ def diff_lines(diffs: list[dict]) -> tuple[dict[str, set[int]], dict[str, set[in
 
 
 def check(result: dict, tree: Path, given: dict[str, str], changes, repo: Path, parent: str) -> list[str]:
-    from symbolpack.symbols import etag_of, split_lines
+    from symbolpack.engine.symbols import etag_of, split_lines
 
     problems: list[str] = []
     if set(result) != TOP_KEYS:
@@ -222,9 +222,9 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
-    from symbolpack.context import diff_context
-    from symbolpack.operations import Workspace
-    from symbolpack.settings import load_settings
+    from symbolpack.api.context import diff_context
+    from symbolpack.api.operations import Workspace
+    from symbolpack.base.settings import load_settings
 
     repo = args.repo.resolve()
     commits = git(repo, "rev-list", "--first-parent", "-n", str(args.commits), args.rev).split()[::-1]

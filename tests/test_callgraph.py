@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.callgraph import CallGraph, GitTreeSnapshot, graph_cache, WorkTreeSnapshot
-from symbolpack.index import Index
+from symbolpack.packs.callgraph import CallGraph, GitTreeSnapshot, graph_cache, WorkTreeSnapshot
+from symbolpack.engine.index import Index
 
 from conftest import git
 

@@ -15,12 +15,12 @@ from typing import Callable
 
 import pytest
 
-from symbolpack.context import context_pack, diff_context
-from symbolpack.context_cli import add_context_parsers
-from symbolpack.operations import Workspace
-from symbolpack.sources import split_text_lines
-from symbolpack.tokens import count_tokens
-from symbolpack.workspace import SymbolpackError, sha256_hex
+from symbolpack.api.context import context_pack, diff_context
+from symbolpack.cli.packs import add_context_parsers
+from symbolpack.api.operations import Workspace
+from symbolpack.engine.sources import split_text_lines
+from symbolpack.base.tokens import count_tokens
+from symbolpack.base.workspace import SymbolpackError, sha256_hex
 
 from conftest import git, stored_files
 
@@ -57,7 +57,7 @@ TESTS = "from cart import Cart\n\n\ndef test_subtotal():\n    assert Cart().subt
 def roomy(monkeypatch):
     """Symbols around a change are not limited by its size: for tests of *which* symbols a
     pack relates (the size policy has its own tests)."""
-    from symbolpack import diffpack
+    from symbolpack.packs import diffpack
 
     monkeypatch.setattr(diffpack, "RELATED_FLOOR", 10_000)
     monkeypatch.setattr(diffpack, "RELATED_CAP", 10_000)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.context import context_pack, diff_context
-from symbolpack.operations import Workspace
-from symbolpack.tokens import count_tokens
+from symbolpack.api.context import context_pack, diff_context
+from symbolpack.api.operations import Workspace
+from symbolpack.base.tokens import count_tokens
 
 from conftest import git
 from test_context import assert_every_change_visible, by_id, check_shape, edit

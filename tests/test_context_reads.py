@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from symbolpack.context import context_pack
+from symbolpack.api.context import context_pack
 from symbolpack.evaluation.oracle import ReadOracle
-from symbolpack.operations import Workspace, read_file
+from symbolpack.api.operations import Workspace, read_file
 
 SRC = (
     "def authenticate(user, password):\n"

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 import textwrap
 
-from symbolpack.context import diff_context
+from symbolpack.api.context import diff_context
 from symbolpack.evaluation.harness import ChangedLines, PackJudge
 from symbolpack.evaluation.oracle import ReadOracle
-from symbolpack.operations import Workspace, read_file
-from symbolpack.tokens import count_tokens
+from symbolpack.api.operations import Workspace, read_file
+from symbolpack.base.tokens import count_tokens
 
 from conftest import git
 from test_context import assert_every_change_visible, by_id, copy_holds, edit
@@ -78,7 +78,7 @@ def test_no_line_is_sent_twice(make_repo):
 
 
 def test_tests_named_like_the_change_are_signatures(make_repo, monkeypatch):
-    from symbolpack import diffpack
+    from symbolpack.packs import diffpack
 
     monkeypatch.setattr(diffpack, "RELATED_FLOOR", 10_000)  # room for every related symbol
     monkeypatch.setattr(diffpack, "RELATED_CAP", 10_000)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 import time
 
-from symbolpack.context import context_pack
-from symbolpack.engine import RACY_SECONDS, Engine
-from symbolpack.operations import Workspace
+from symbolpack.api.context import context_pack
+from symbolpack.api.resident import RACY_SECONDS, Engine
+from symbolpack.api.operations import Workspace
 
 from conftest import git
 
@@ -159,7 +159,7 @@ def _module(n: int, changed: int | None = None) -> str:
 
 
 def test_a_re_read_through_the_engine_reparses_from_its_kept_tree_and_answers_as_a_cold_read(make_repo):
-    from symbolpack.operations import read_file
+    from symbolpack.api.operations import read_file
 
     root = make_repo({"big.py": _module(400)})  # big enough for the engine to keep its tree
     engine = Engine(root)
@@ -181,7 +181,7 @@ def test_a_re_read_through_the_engine_reparses_from_its_kept_tree_and_answers_as
 
 
 def test_kept_trees_stay_within_their_budget_oldest_out_and_small_files_are_not_kept():
-    from symbolpack.engine import Trees
+    from symbolpack.api.resident import Trees
 
     trees = Trees(max_bytes=250, min_bytes=100)
     big = {name: (f"def {name}():\n    return 1\n" * 5).encode() for name in ("a", "b", "c")}  # 110 bytes each

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack import errors
-from symbolpack.context import context_pack, diff_context
-from symbolpack.errors import GitError, NotFound, StoreError, SymbolpackError, UsageError
-from symbolpack.operations import Workspace, read_file
-from symbolpack.session_id import resolve_session_id
-from symbolpack.settings import Settings
-from symbolpack.workspace import StateUnavailable, state_dir
+from symbolpack.base import errors
+from symbolpack.api.context import context_pack, diff_context
+from symbolpack.base.errors import GitError, NotFound, StoreError, SymbolpackError, UsageError
+from symbolpack.api.operations import Workspace, read_file
+from symbolpack.state.session_id import resolve_session_id
+from symbolpack.base.settings import Settings
+from symbolpack.base.workspace import StateUnavailable, state_dir
 
 APP = "def alpha():\n    return 1\n\n\ndef beta():\n    return alpha() + 1\n"
 

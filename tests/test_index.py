@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from symbolpack.index import Index, walk
+from symbolpack.engine.index import Index, walk
 
 from test_cli_read import tldrs
 
@@ -119,8 +119,8 @@ def test_public_api_names_resolve():
 
 
 def test_a_repeated_name_resolves_by_its_local_id():
-    from symbolpack.lookup import resolve
-    from symbolpack.symbols import bind, parse_bytes
+    from symbolpack.engine.lookup import resolve
+    from symbolpack.engine.symbols import bind, parse_bytes
 
     records, _, _ = parse_bytes(b"def f():\n    return 1\n\n\ndef f():\n    return 2\n", "python")
     symbols = bind("m.py", "python", records)

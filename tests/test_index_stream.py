@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-import symbolpack.index as index_module
-import symbolpack.statdigests as statdigests
-from symbolpack.index import Index, walk
+import symbolpack.engine.index as index_module
+import symbolpack.engine.statdigests as statdigests
+from symbolpack.engine.index import Index, walk
 
 from test_cli_read import tldrs
 
@@ -99,7 +99,7 @@ def test_indexed_symbols_are_the_parsed_records_bound_to_their_path(make_repo):
     text = "class A:\n    def m(self):\n        return 1\n\n    class B:\n        def m(self):\n            pass\n\n" \
            "def m():\n    return 2\n\ndef m():\n    return 3\n"
     root = make_repo({"pkg/a.py": text})
-    from symbolpack.symbols import bind, extract
+    from symbolpack.engine.symbols import bind, extract
 
     want = bind("pkg/a.py", "python", extract(text.encode(), "python")[0])
     for index in (Index(root), Index(root), Index(root, use_cache=False)):  # cold, warm, uncached

@@ -10,7 +10,7 @@ import difflib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symbolpack.linediff import grouped_opcodes, matching_blocks, opcodes
+from symbolpack.base.linediff import grouped_opcodes, matching_blocks, opcodes
 
 # few distinct lines, so repeats (the hard case) are the rule, plus unknown lines
 line = st.one_of(st.sampled_from(["}", "", "  return x;", "a", "b", "c", "d"]), st.text("xyz", max_size=3))
@@ -89,7 +89,7 @@ def test_a_gap_of_unknown_lines_is_replaced_one_for_one():
 @settings(max_examples=300, deadline=None)
 @given(with_unknown, with_unknown)
 def test_without_difflib_for_small_gaps_the_rarest_line_pairing_is_still_exact(old, new):
-    import symbolpack.linediff as linediff
+    import symbolpack.base.linediff as linediff
 
     saved, linediff._DIFFLIB_PAIRS = linediff._DIFFLIB_PAIRS, 0  # big-gap path on small inputs
     try:

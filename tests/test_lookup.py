@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import shlex
 
-from symbolpack.lookup import resolve
-from symbolpack.views import Segment, elided_marker, shell_word
+from symbolpack.engine.lookup import resolve
+from symbolpack.reads.views import Segment, elided_marker, shell_word
 
 from test_cli_read import tldrs
 from test_read import _symbols

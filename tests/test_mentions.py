@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import shutil
 
-from symbolpack.mentions import NameSearch
-from symbolpack.snapshot import GitTreeSnapshot, WorkTreeSnapshot
+from symbolpack.packs.mentions import NameSearch
+from symbolpack.state.snapshot import GitTreeSnapshot, WorkTreeSnapshot
 
 from conftest import git
 

@@ -9,9 +9,9 @@ import hashlib
 
 import pytest
 
-from symbolpack.agentcopy import AgentCopy
-from symbolpack.index import parse_bytes
-from symbolpack.read import (
+from symbolpack.reads.agentcopy import AgentCopy
+from symbolpack.engine.index import parse_bytes
+from symbolpack.reads.read import (
     Current,
     ReadError,
     ReadPolicy,
@@ -19,7 +19,7 @@ from symbolpack.read import (
     decide,
     resolve_scope,
 )
-from symbolpack.symbols import bind
+from symbolpack.engine.symbols import bind
 
 
 def py_lines(n_funcs: int = 4, body: int = 20) -> list[str]:
@@ -98,7 +98,7 @@ def test_unchanged_reread_is_one_line():
     agent, _ = first_read(cur)
     r = agent.read(cur)
     assert r["mode"] == "unchanged" and r["text"] == "[UNCHANGED] m.py"
-    from symbolpack.tokens import estimate_tokens
+    from symbolpack.base.tokens import estimate_tokens
     assert estimate_tokens("[UNCHANGED] src/auth/tokens.py") <= 12  # the budget for the marker
 
 

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symbolpack.evaluation.oracle import ReadOracle
-from symbolpack.operations import Workspace, read_file, refresh
-from symbolpack.read import ReadPolicy
-from symbolpack.workspace import SymbolpackError
+from symbolpack.api.operations import Workspace, read_file, refresh
+from symbolpack.reads.read import ReadPolicy
+from symbolpack.base.workspace import SymbolpackError
 
 
 # more with SYMBOLPACK_PROPERTY_EXAMPLES=2000 (run so before closing a read-rule change)
@@ -139,7 +139,7 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
                     syms = ws.symbols_of(path.name, path.read_bytes())
                     if not syms:
                         continue
-                    from symbolpack.context import context_pack
+                    from symbolpack.api.context import context_pack
 
                     pack = context_pack(ws, syms[int(where * (len(syms) - 1))].id, session_id="s")
                     for piece in pack["slices"]:

@@ -10,13 +10,13 @@ import time
 
 import pytest
 
-import symbolpack.index as index_module
-import symbolpack.outline as outline
-import symbolpack.rendercache as rendercache
-import symbolpack.statdigests as statdigests
-from symbolpack.index import Index, walk
-from symbolpack.outline import write_rendered_structure
-from symbolpack.rendercache import Renderer
+import symbolpack.engine.index as index_module
+import symbolpack.engine.outline as outline
+import symbolpack.engine.rendercache as rendercache
+import symbolpack.engine.statdigests as statdigests
+from symbolpack.engine.index import Index, walk
+from symbolpack.engine.outline import write_rendered_structure
+from symbolpack.engine.rendercache import Renderer
 
 from conftest import git
 from test_cli_read import tldrs

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symbolpack.languages import parser
-from symbolpack.reparse import line_edits, reparse
-from symbolpack.symbols import extract
+from symbolpack.engine.languages import parser
+from symbolpack.engine.reparse import line_edits, reparse
+from symbolpack.engine.symbols import extract
 
 from languages.test_all_languages import FIXTURES
 

@@ -18,7 +18,7 @@ jsonschema = pytest.importorskip("jsonschema", reason="the dev extra: pip instal
 referencing = pytest.importorskip("referencing")
 
 from symbolpack.integrations import claude  # noqa: E402
-from symbolpack.kinds import KINDS  # noqa: E402
+from symbolpack.base.kinds import KINDS  # noqa: E402
 
 from conftest import git  # noqa: E402
 

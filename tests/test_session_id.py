@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.session_id import agent_name, resolve_session_id
-from symbolpack.workspace import SymbolpackError
+from symbolpack.state.session_id import agent_name, resolve_session_id
+from symbolpack.base.workspace import SymbolpackError
 
 ROOT = Path(__file__).resolve().parents[1]
-PROBE = "from symbolpack.session_id import resolve_session_id; print(resolve_session_id())"
+PROBE = "from symbolpack.state.session_id import resolve_session_id; print(resolve_session_id())"
 
 # Run a script in a grandchild that has left our process tree (re-parented to init)
 # in a session of its own with no controlling terminal: no agent and no terminal
@@ -243,7 +243,7 @@ def test_a_terminal_session_is_one_session():
 def test_resolving_is_cheap():
     import time
 
-    from symbolpack.session_id import process_session_id
+    from symbolpack.state.session_id import process_session_id
 
     start = time.perf_counter()
     for _ in range(50):

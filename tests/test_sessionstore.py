@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from symbolpack.sessionstore import record_key
-from symbolpack.store import OBJECT_GC_GRACE_SECONDS, QUARANTINE_TTL_SECONDS, Store
+from symbolpack.state.sessionstore import record_key
+from symbolpack.state.store import OBJECT_GC_GRACE_SECONDS, QUARANTINE_TTL_SECONDS, Store
 
 from conftest import session_dir, stored_files
 from test_cli_read import read_json, tldrs

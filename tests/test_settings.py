@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.settings import (DEFAULT_MAX_ENTRIES, FIELDS, Settings, _may_configure, load_settings,
+from symbolpack.base.settings import (DEFAULT_MAX_ENTRIES, FIELDS, Settings, _may_configure, load_settings,
                                  settings_table)
 
 NO_ENV: dict[str, str] = {}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from symbolpack.languages import language_for_path
-from symbolpack.skeleton import _header_line, import_names, plan
-from symbolpack.symbols import bind, parse_bytes
-from symbolpack.tokens import count_tokens
-from symbolpack.views import numbered_text, render_segments
+from symbolpack.engine.languages import language_for_path
+from symbolpack.reads.skeleton import _header_line, import_names, plan
+from symbolpack.engine.symbols import bind, parse_bytes
+from symbolpack.base.tokens import count_tokens
+from symbolpack.reads.views import numbered_text, render_segments
 
 PY = '''"""The module docstring.
 
@@ -117,7 +117,7 @@ def test_import_names_lists_what_each_language_brings_in():
 
 
 def test_a_markdown_outline_keeps_every_heading_and_the_top_first():
-    from symbolpack.skeleton import outline_kind, plan_outline
+    from symbolpack.reads.skeleton import outline_kind, plan_outline
 
     doc = ["# Title", "", "Intro line."]
     for k in range(8):
@@ -135,7 +135,7 @@ def test_a_markdown_outline_keeps_every_heading_and_the_top_first():
 
 
 def test_a_lockfile_is_its_head_and_a_marker_per_chunk():
-    from symbolpack.skeleton import outline_kind, plan_outline
+    from symbolpack.reads.skeleton import outline_kind, plan_outline
 
     lock = ["# generated", "version = 3", ""] + [f'name = "crate{i}"' for i in range(200)]
     assert outline_kind("sub/Cargo.lock") == "lockfile" and outline_kind("package-lock.json") == "lockfile"

@@ -7,7 +7,7 @@ import fnmatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symbolpack import sources
+from symbolpack.engine import sources
 
 NAMES = st.text(alphabet="ab._-*", max_size=8)
 GLOBS = st.text(alphabet="ab._-*?[]!", min_size=1, max_size=7)

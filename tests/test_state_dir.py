@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.workspace import StateUnavailable, state_dir, user_state_dir
+from symbolpack.base.workspace import StateUnavailable, state_dir, user_state_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "".join(f"line {i}\n" for i in range(1, 21))

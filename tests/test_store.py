@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.agentcopy import AgentCopy
-from symbolpack.operations import Workspace, read_file
-from symbolpack.sessionstore import record_key
-from symbolpack.store import AUTO_GC_INTERVAL_SECONDS, COMMIT_MARKER_TTL_SECONDS, Store
+from symbolpack.reads.agentcopy import AgentCopy
+from symbolpack.api.operations import Workspace, read_file
+from symbolpack.state.sessionstore import record_key
+from symbolpack.state.store import AUTO_GC_INTERVAL_SECONDS, COMMIT_MARKER_TTL_SECONDS, Store
 
 from conftest import session_dir, stored_files
 

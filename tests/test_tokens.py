@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symbolpack.tokens import estimate_tokens, regex_estimate
+from symbolpack.base.tokens import estimate_tokens, regex_estimate
 
 # every ASCII character, weighted toward the ones that make pieces and runs
 ASCII = st.text(st.sampled_from([chr(c) for c in range(128)] + list("aZ09 \n\t_") * 8), max_size=400)
@@ -47,7 +47,7 @@ def test_numbered_tokens_count_the_numbered_text_without_building_it(lines, firs
     """The count of `numbered_text` a read is measured by, taken without the text:
     line numbers across 999/1,000 and 999,999/1,000,000 included (the lines are laid
     out from *first* on)."""
-    from symbolpack.views import numbered_text, numbered_tokens
+    from symbolpack.reads.views import numbered_text, numbered_tokens
 
     padded = [""] * (first - 1) + lines if first < 1000 else None
     if padded is None:  # big line numbers: a list that long would not fit; index a view instead
@@ -63,8 +63,8 @@ def test_numbered_tokens_count_the_numbered_text_without_building_it(lines, firs
 
 
 def test_numbered_tokens_use_the_exact_counter_when_one_is_swapped_in():
-    from symbolpack.tokens import use_counter
-    from symbolpack.views import numbered_tokens
+    from symbolpack.base.tokens import use_counter
+    from symbolpack.reads.views import numbered_tokens
 
     use_counter(len, "chars")
     try:

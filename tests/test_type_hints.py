@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symbolpack.callgraph import CallGraph, WorkTreeSnapshot
-from symbolpack.index import Index
-from symbolpack.resolve import at_var
+from symbolpack.packs.callgraph import CallGraph, WorkTreeSnapshot
+from symbolpack.engine.index import Index
+from symbolpack.packs.resolve import at_var
 
 SOURCES = {
     "a.ts": """import { Cart } from './cart';

@@ -49,9 +49,9 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_eval(args) -> int:
-    from ..errors import NotFound, UsageError
+    from ..base.errors import NotFound, UsageError
     from .harness import selected_counter
-    from ..progress import StepProgress
+    from ..base.progress import StepProgress
     from .report import format_table, write_html
 
     if args.repo is None and (args.commits != 20 or args.end != "HEAD"):
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tldrs")
     add_eval_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["eval", *(sys.argv[1:] if argv is None else argv)])
-    from ..errors import SymbolpackError
+    from ..base.errors import SymbolpackError
 
     try:
         return args.func(args)

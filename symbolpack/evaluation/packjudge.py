@@ -5,7 +5,7 @@ of the engine: slice code against file lines, `[UNCHANGED]` claims against code 
 session was given (or provably holds from reads), and visibility of every changed
 line (`ChangedLines`, from git). The engine functions are looked up with
 `load_pack_function`, so the eval runs (and says "not available") before
-`symbolpack.context` exists.
+`symbolpack.api.context` exists.
 """
 
 from __future__ import annotations
@@ -18,18 +18,18 @@ from .oracle import ReadOracle, split_lines
 
 
 def load_pack_function(name: str, *args: Any, **kwargs: Any) -> tuple[Callable | None, str]:
-    """`symbolpack.context.<name>` if it exists and accepts (*args, **kwargs); else (None, why not)."""
+    """`symbolpack.api.context.<name>` if it exists and accepts (*args, **kwargs); else (None, why not)."""
     try:
-        from .. import context as module
+        from ..api import context as module
     except ImportError:
-        return None, "symbolpack.context is not there (yet)"
+        return None, "symbolpack.api.context is not there (yet)"
     fn = getattr(module, name, None)
     if not callable(fn):
-        return None, f"symbolpack.context has no {name}()"
+        return None, f"symbolpack.api.context has no {name}()"
     try:
         inspect.signature(fn).bind(*args, **kwargs)
     except TypeError as exc:
-        return None, f"symbolpack.context.{name}() does not take the arguments the eval passes ({exc})"
+        return None, f"symbolpack.api.context.{name}() does not take the arguments the eval passes ({exc})"
     except ValueError:
         pass  # no introspectable signature: try the call
     return fn, ""

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
-from ..tokens import count_tokens
-from ..views import unified_diff
-from ..errors import GitError, NotFound, UsageError
+from ..base.tokens import count_tokens
+from ..reads.views import unified_diff
+from ..base.errors import GitError, NotFound, UsageError
 from .harness import ChangedLines, EvalSession, PackJudge, isolated_state, load_pack_function, native_cost, summarize
 from .oracle import split_lines
 

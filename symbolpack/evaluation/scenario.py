@@ -8,7 +8,7 @@ handles. The script walks the situations that decide a read cache's worth:
 context for one symbol, overlapping context for others, re-reads, an edit then
 a re-request, an unchanged symbol, a drill-in, an unparsed file, a range read.
 
-The turns ask for context packs when `symbolpack.context.context_pack` exists and
+The turns ask for context packs when `symbolpack.api.context.context_pack` exists and
 fall back to what an agent does without them: read the file, then drill into
 the symbol (`--symbol`). The numbers are deterministic for a given counter.
 """

@@ -12,10 +12,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..tokens import counter_name
+from ..base.tokens import counter_name
 
 if TYPE_CHECKING:
-    from .harness import EvalSession, ReadRecord
+    from typing import Protocol
+
+    from .records import PackRecord, ReadRecord
+
+    class RecordedSession(Protocol):
+        """What `summarize` reads of a session (`harness.EvalSession`)."""
+
+        records: list[ReadRecord]
+        packs: list[PackRecord]
+        other_failures: list[str]
+        fallbacks: dict[str, int]
+
+        def failures(self) -> list[str]: ...
+
 
 # Read categories: a full read of a path never fully read before, a later full
 # read, a range or symbol read that opens lines a skeleton hid, any other range.
@@ -90,7 +103,7 @@ def percentile(values: Sequence[float], q: float) -> float:
     return round(ordered[int(rank) - 1], 2)
 
 
-def summarize(session: EvalSession, turns: Sequence[str], **extra: Any) -> dict:
+def summarize(session: RecordedSession, turns: Sequence[str], **extra: Any) -> dict:
     """The report's data: totals, per-category savings, latency, per-turn and cumulative tokens.
 
     Token totals cover every read and every `context` pack (a pack is priced as reading

@@ -1,4 +1,4 @@
-"""Thin adapters from agents' tools to `symbolpack.operations`.
+"""Thin adapters from agents' tools to `symbolpack.api.operations`.
 
 * `claude`      Claude Code hooks (`tldrs hook claude-*`): native Read/Edit made
                 delta-aware and stale-safe.

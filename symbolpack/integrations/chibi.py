@@ -192,7 +192,7 @@ def run_hook(name: str, stdin_text: str, home: str) -> str:
     try:
         out = hook(name, payload, home)
     except Exception as exc:  # a hook never breaks the tool call or the turn
-        from ..settings import load_settings
+        from ..base.settings import load_settings
 
         if load_settings().debug:
             import traceback
@@ -206,7 +206,7 @@ def run_hook(name: str, stdin_text: str, home: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """`tldrs chibi plugin [--home DIR] [--schema]`: what Chibi runs (see the launcher)."""
-    from ..log import configure
+    from ..base.log import configure
 
     configure(prefix="symbolpack (chibi)")  # warnings: one `symbolpack (chibi): warning: ...` line
     argv = list(sys.argv[1:] if argv is None else argv)

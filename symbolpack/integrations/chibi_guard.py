@@ -41,7 +41,7 @@ def _marks_now(store, copy, source):
     """(lines, marks) of the file now: per line (index 0 unused) the guard's mark (`edits`):
     KNOWN (held and equal), DIFFERS (held, different now), hidden or GAP."""
     from .edits import DIFFERS, KNOWN, copy_marks, loader
-    from ..sources import split_text_lines
+    from ..engine.sources import split_text_lines
 
     lines = split_text_lines(source.text)
     texts, marks = copy_marks(copy, loader(store, source.sha256, lines), len(lines))
@@ -86,7 +86,7 @@ def judge_write(path: str, session_id: str, tool: str, args: dict) -> str | None
     from pathlib import Path
 
     from .edits import KNOWN, guard_verdict
-    from ..sources import load_source
+    from ..engine.sources import load_source
 
     ws = workspace_for(path)
     try:
@@ -184,8 +184,8 @@ def carry_write(path: str, session_id: str, tool: str, args: dict, result) -> No
     """post_tool of write_file/file_edit: the agent's copy after its own edit."""
     from pathlib import Path
 
-    from ..agentcopy import AgentCopy
-    from ..sources import load_source, split_text_lines
+    from ..reads.agentcopy import AgentCopy
+    from ..engine.sources import load_source, split_text_lines
     from .edits import carry_edit, copy_from_cells, ends_with_newline, loader
 
     ok = _WRITE_OK if tool == "write_file" else _EDIT_OK
@@ -200,7 +200,7 @@ def carry_write(path: str, session_id: str, tool: str, args: dict, result) -> No
         store = ws.store_or_none()
         if store is None:
             return
-        from ..sources import stored_name
+        from ..engine.sources import stored_name
 
         rel = source.rel if source is not None else stored_name(Path(os.path.realpath(path)), ws.root)
         with store.session(session_id) as session:

@@ -71,7 +71,7 @@ def _load_manifest(plugins: Path) -> dict:
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:
-    from ..workspace import atomic_write
+    from ..base.workspace import atomic_write
 
     atomic_write(path, data, mode)
 

@@ -53,14 +53,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    from ..protocol import HookOutput
+    from ..base.protocol import HookOutput
 
 import json
 import os
 import re
 import sys
 
-from ..workspace import repo_root_dir, sha256_hex
+from ..base.workspace import repo_root_dir, sha256_hex
 from .edits import (DIFFERS, GAP, KNOWN, apply_edit, carry_edit, copy_from_cells, copy_marks,  # noqa: F401
                     edits_of, ends_with_newline, guard_verdict, int_arg, loader, qualnames, replay)
 from .edits import hidden_mark as _hidden_mark  # noqa: F401  (the marks are edits.py's; tests use this name)
@@ -179,7 +179,7 @@ def _post_tool(context: str) -> HookOutput:
 def _workspace(root: str):
     from pathlib import Path
 
-    from ..operations import Workspace
+    from ..api.operations import Workspace
 
     return Workspace(Path(root))
 
@@ -188,7 +188,7 @@ def _rel(real: str, root: str) -> str:
     """The name `sources.load_source` gives the file at *real*, without reading it."""
     from pathlib import Path
 
-    from ..sources import stored_name
+    from ..engine.sources import stored_name
 
     return stored_name(Path(real), Path(root))
 
@@ -230,7 +230,7 @@ def _native_read_args(path: str, offset, limit):
     lines to the native tool (or not regular files: never open a FIFO)."""
     import stat
 
-    from ..sources import MAX_READ_BYTES
+    from ..engine.sources import MAX_READ_BYTES
 
     try:
         st = os.stat(path)
@@ -247,8 +247,8 @@ def record_native_read(store, session, source, offset, limit) -> str | None:
     """Write into the copy exactly what Claude's native Read shows for these arguments
     (its scope, plainly, in full), pending on a new intent; returns the intent (None
     when nothing is shown). The caller commits it once its hook output is out."""
-    from ..sources import split_text_lines
-    from ..views import numbered_tokens
+    from ..engine.sources import split_text_lines
+    from ..reads.views import numbered_tokens
 
     lines = split_text_lines(source.text)
     total = len(lines)
@@ -296,7 +296,7 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
         if fresh:
             from pathlib import Path
 
-            from ..sources import load_source
+            from ..engine.sources import load_source
 
             source = load_source(Path(req.path), ws.root, ws.settings.sensitive)
             if source.passthrough:
@@ -308,8 +308,8 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
             if intent:
                 after.append(lambda: store.commit(intent))
             return None
-        from ..operations import read_file
-        from ..read import ReadPolicy
+        from ..api.operations import read_file
+        from ..reads.read import ReadPolicy
 
         # no skeletons here: the native tool shows plain text, and so do we
         result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit,
@@ -341,7 +341,7 @@ def pre_edit(payload: Any, after: list) -> HookOutput | None:
         return None  # a new file: nothing to be stale about
     from pathlib import Path
 
-    from ..sources import load_source, split_text_lines
+    from ..engine.sources import load_source, split_text_lines
 
     ws = _workspace(req.root)
     try:
@@ -414,8 +414,8 @@ def post_edit(payload: Any, after: list) -> HookOutput | None:
         return None
     from pathlib import Path
 
-    from ..agentcopy import AgentCopy
-    from ..sources import load_source, split_text_lines
+    from ..reads.agentcopy import AgentCopy
+    from ..engine.sources import load_source, split_text_lines
 
     ws = _workspace(req.root)
     try:
@@ -525,7 +525,7 @@ def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
         out = handler(payload, pending)
         text = json.dumps(out, ensure_ascii=False) if out else ""
     except Exception as exc:  # a hook never breaks the tool call
-        from ..settings import load_settings
+        from ..base.settings import load_settings
 
         if load_settings().debug:
             import traceback
@@ -551,7 +551,7 @@ def _run_all(callbacks) -> None:
 def _log(message: str) -> None:
     """A hook's own trouble: one `symbolpack hook: warning: ...` line on stderr."""
     try:
-        from ..log import warning
+        from ..base.log import warning
 
         warning(message)
     except Exception:
@@ -559,7 +559,7 @@ def _log(message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ..log import configure
+    from ..base.log import configure
 
     configure(prefix="symbolpack hook")  # warnings: one `symbolpack hook: warning: ...` line on stderr
     argv = sys.argv[1:] if argv is None else argv
@@ -585,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_as_process(argv: list[str] | None = None) -> None:
     """`main`, then end the process at once: everything is written and flushed, and
     skipping the interpreter's teardown saves ~4 ms per tool call."""
-    from ..cli import exit_now
+    from ..base.process import exit_now
 
     exit_now(main(argv))
 

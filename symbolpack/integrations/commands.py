@@ -1,9 +1,9 @@
 """The CLI's integration commands: `mcp`, `hook`, `chibi`, `install`, `uninstall`, `doctor`.
 
-`cli.py` registers them with one call, `add_integration_parsers(subparsers)`;
+`cli/main.py` registers them with one call, `add_integration_parsers(subparsers)`;
 each command imports its module only when it runs, so `tldrs read` pays
 nothing for them. `python -m symbolpack.integrations.commands ...` runs the
-same commands without `cli.py`.
+same commands without `cli/main.py`.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def cmd_uninstall(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from .install import doctor
+    from .doctor import doctor
 
     return doctor(as_json=args.json)
 
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except Exception as exc:
-        from ..errors import SymbolpackError
+        from ..base.errors import SymbolpackError
 
         if not isinstance(exc, SymbolpackError):
             raise

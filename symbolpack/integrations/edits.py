@@ -41,7 +41,7 @@ def int_arg(value) -> int | None:
 
 def loader(store, sha_now: str | None = None, lines_now=None):
     """sha -> that version's lines (None when the baseline is missing or damaged)."""
-    from ..sources import split_text_lines
+    from ..engine.sources import split_text_lines
 
     cache: dict = {}
 
@@ -263,7 +263,7 @@ def carry_edit(copy, load, edits, disk_lines, final_newline: bool = True):
 
 def copy_from_cells(cells, sha: str, length):
     """An AgentCopy of version *sha* from per-line marks (GAP: no run)."""
-    from ..agentcopy import AgentCopy
+    from ..reads.agentcopy import AgentCopy
 
     marks = [None if mark is None or mark == GAP else (sha, None if mark[0] < 2 else mark[1]) for mark in cells]
     return AgentCopy.from_cells(length, marks)

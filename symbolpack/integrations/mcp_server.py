@@ -18,7 +18,7 @@ to that tool call has been written and flushed to the client (`Deliveries`
 wraps the protocol stream). A server killed in between leaves the lines
 pending, which later answers treat as unsure (plain reads).
 
-One resident engine (`engine.py`) serves every call: the file list, symbols
+One resident engine (`api/resident.py`) serves every call: the file list, symbols
 and call graph stay warm between calls and are invalidated file by file, so no
 call re-walks or re-parses the repository. Tools are coroutines that run their
 work in a worker thread under the engine's lock: the event loop keeps reading
@@ -45,7 +45,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    from ..settings import Settings
+    from ..base.settings import Settings
 
 INSTRUCTIONS = """\
 symbolpack reads code for you without wasting context and never shows you stale code.
@@ -209,7 +209,7 @@ def _run(commit) -> None:
     try:
         commit()
     except Exception as exc:  # an uncommitted intent only means "unsure"
-        from ..log import warning
+        from ..base.log import warning
 
         warning(f"could not confirm a delivered answer ({exc})")
 
@@ -220,8 +220,8 @@ def quiet_logging(settings: Settings | None = None) -> Literal["DEBUG", "WARNING
     own set-up."""
     import logging
 
-    from ..log import configure
-    from ..settings import load_settings
+    from ..base.log import configure
+    from ..base.settings import load_settings
 
     settings = settings if settings is not None else load_settings()
     level: Literal["DEBUG", "WARNING"] = "DEBUG" if settings.log == "debug" else "WARNING"
@@ -240,11 +240,11 @@ def build_server(root: Path | None = None, session_id: str | None = None, settin
 
     import anyio
 
-    from .. import operations
-    from ..engine import Engine
-    from ..session_id import validate_session_id
-    from ..settings import load_settings
-    from ..workspace import project_root_dir
+    from ..api import operations
+    from ..api.resident import Engine
+    from ..state.session_id import validate_session_id
+    from ..base.settings import load_settings
+    from ..base.workspace import project_root_dir
 
     project = project_root_dir(root) if root else project_root_dir()
     settings = settings if settings is not None else load_settings(project)
@@ -327,7 +327,7 @@ def build_server(root: Path | None = None, session_id: str | None = None, settin
 
 
 def _context_module():
-    from .. import context  # imported on first use: most sessions never ask for a pack
+    from ..api import context  # imported on first use: most sessions never ask for a pack
 
     return context
 
@@ -337,8 +337,8 @@ def _text_of(result) -> str:
 
 
 def _search(ws, query: str, limit: int) -> str:
-    from ..errors import UsageError
-    from ..lookup import GOOD_SCORE, no_match_message, rank
+    from ..base.errors import UsageError
+    from ..engine.lookup import GOOD_SCORE, no_match_message, rank
 
     if limit < 1:
         raise UsageError("limit must be at least 1")

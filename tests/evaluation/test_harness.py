@@ -12,9 +12,9 @@ from symbolpack.evaluation.command import main
 from symbolpack.evaluation.harness import DiffOnlyPolicy, native_cost, percentile, selected_counter
 from symbolpack.evaluation.report import format_table, render_html
 from symbolpack.evaluation.scenario import run_scenario
-from symbolpack.operations import read_file
-from symbolpack.tokens import count_tokens, counter_name
-from symbolpack.workspace import SymbolpackError
+from symbolpack.api.operations import read_file
+from symbolpack.base.tokens import count_tokens, counter_name
+from symbolpack.base.workspace import SymbolpackError
 
 REQUIRED_KEYS = ("failures", "reads", "savings", "reference_savings", "first_read_savings", "reread_savings",
                  "drill_ins", "p50_ms", "p95_ms", "counter", "failure_messages")
@@ -189,11 +189,11 @@ def test_context_turns_use_a_context_pack_when_the_engine_has_one(monkeypatch):
                                     "lines": list(sym.lines), "code": code, "etag": sym.etag}],
                 "unchanged": [], "diffs": [], "text": text}
 
-    import symbolpack
+    import symbolpack.api
 
     fake = types.SimpleNamespace(context_pack=context_pack)
-    monkeypatch.setitem(sys.modules, "symbolpack.context", fake)
-    monkeypatch.setattr(symbolpack, "context", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "symbolpack.api.context", fake)
+    monkeypatch.setattr(symbolpack.api, "context", fake, raising=False)
     result = scenario()
     assert calls and result["failures"] == 0, result["failure_messages"]
     assert result["packs"]["context"]["calls"] == len(calls)

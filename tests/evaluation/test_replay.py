@@ -15,8 +15,8 @@ from symbolpack.evaluation.command import main
 from symbolpack.evaluation.harness import ChangedLines, PackJudge, selected_counter
 from symbolpack.evaluation.oracle import ReadOracle, split_lines
 from symbolpack.evaluation.replay import commit_changes, first_parent_commits, replay
-from symbolpack.operations import read_file
-from symbolpack.workspace import SymbolpackError
+from symbolpack.api.operations import read_file
+from symbolpack.base.workspace import SymbolpackError
 from tests.conftest import git
 from tests.evaluation.test_harness import check_charge_keys
 
@@ -169,8 +169,8 @@ CHUNK = 8
 def fake_diff_context(lie: str = ""):
     """A small honest diff-context (fixed-size chunks stand in for symbols) that keeps
     the agent's copy through the engine's own store, or one that lies."""
-    from symbolpack.operations import record_pack_display
-    from symbolpack.sources import split_text_lines
+    from symbolpack.packs.packing import record_pack_display
+    from symbolpack.engine.sources import split_text_lines
 
     def diff_context(ws, base="HEAD", session_id=None, delta=True):
         root = ws.root

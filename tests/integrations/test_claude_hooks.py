@@ -144,7 +144,7 @@ def test_first_read_passes_through_and_the_re_read_is_unchanged(repo):
 
 def test_the_native_first_read_is_recorded_in_the_copy(repo):
     agent = Agent(repo)
-    from symbolpack.store import Store
+    from symbolpack.state.store import Store
 
     agent.read("big.txt", offset=10, limit=5)
     store = Store(repo)
@@ -293,7 +293,7 @@ def test_an_edit_carries_a_partial_copy(repo):
 
 
 def test_an_edit_inside_an_elided_body_is_flagged_and_its_lines_become_known(repo):
-    from symbolpack.operations import Workspace, read_file
+    from symbolpack.api.operations import Workspace, read_file
 
     agent = Agent(repo)
     session = claude.session_id_for({"session_id": agent.session_id})
@@ -350,7 +350,7 @@ def test_guard_allows_edits_of_lines_unchanged_since_read(repo):
 
 
 def test_guard_denies_edits_of_elided_lines(repo):
-    from symbolpack.operations import Workspace, read_file
+    from symbolpack.api.operations import Workspace, read_file
 
     agent = Agent(repo)
     ws = Workspace(repo)
@@ -519,7 +519,7 @@ def test_replay_knows_the_lines_written_and_carries_the_rest():
 
 
 def test_carry_edit_follows_the_copy_and_checks_it_against_the_file():
-    from symbolpack.agentcopy import AgentCopy
+    from symbolpack.reads.agentcopy import AgentCopy
 
     K, G, H = claude.KNOWN, claude.GAP, claude._hidden_mark("f")
     v1, sha = ["a", "b", "c", "d"], "1" * 64

@@ -13,9 +13,10 @@ import pytest
 
 import symbolpack
 from symbolpack.integrations import install as inst
+from symbolpack.integrations.doctor import doctor
 from symbolpack.integrations.commands import HOOK_NAMES
 from symbolpack.integrations.claude import HOOKS
-from symbolpack.workspace import SymbolpackError
+from symbolpack.base.workspace import SymbolpackError
 
 PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]
 TLDRS = "tldrs"
@@ -230,5 +231,5 @@ def test_commands_and_doctor_end_to_end(home, repo):
 def test_doctor_reports_a_hook_that_does_not_answer(home, repo):
     run(inst.install, "claude", repo, tldrs="/nonexistent/tldrs")
     out = io.StringIO()
-    assert inst.doctor(root=repo, out=out) == 1
+    assert doctor(root=repo, out=out) == 1
     assert "DOES NOT ANSWER" in out.getvalue()

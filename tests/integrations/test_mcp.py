@@ -162,7 +162,7 @@ def test_stdout_carries_only_the_protocol(repo):
     ]
     noisy_server = (
         "import os, sys\n"
-        "from symbolpack import operations\n"
+        "from symbolpack.api import operations\n"
         "status = operations.status\n"
         "def noisy(*args, **kwargs):\n"
         "    print('stray print'); sys.stdout.flush(); os.write(1, b'stray fd write\\n')\n"

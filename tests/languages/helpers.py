@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from symbolpack.symbols import extract
+from symbolpack.engine.symbols import extract
 
 
 def symbols_of(source: str, lang: str) -> list[tuple]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.languages import supported_languages
-from symbolpack.symbols import extract
+from symbolpack.engine.languages import supported_languages
+from symbolpack.engine.symbols import extract
 
 FIXTURES = sorted(p.stem[len("test_"):] for p in Path(__file__).parent.glob("test_*.py")
                   if p.stem != "test_all_languages")
@@ -51,7 +51,7 @@ def test_directly_loaded_grammars_are_the_packs_own(lang):
     Language must be the one the pack's get_language gives."""
     from tree_sitter_language_pack import get_language
 
-    from symbolpack.languages import tree_sitter_language
+    from symbolpack.engine.languages import tree_sitter_language
 
     ours, theirs = tree_sitter_language(lang), get_language(lang)
     assert (ours.name, ours.abi_version, ours.node_kind_count) == (theirs.name, theirs.abi_version,
@@ -61,8 +61,8 @@ def test_directly_loaded_grammars_are_the_packs_own(lang):
 @pytest.mark.parametrize("lang", FIXTURES)
 def test_the_smallest_skeleton_keeps_every_signature_line(lang):
     """However small a skeleton gets, an agent can find every symbol by name."""
-    from symbolpack.skeleton import _header_line, plan
-    from symbolpack.symbols import bind
+    from symbolpack.reads.skeleton import _header_line, plan
+    from symbolpack.engine.symbols import bind
 
     text = textwrap.dedent(importlib.import_module(f".test_{lang}", __package__).SOURCE).lstrip("\n")
     records, _ = extract(text.encode(), lang, references=False)
@@ -81,7 +81,7 @@ def test_the_pattern_splitter_cuts_where_tree_sitter_numbers_patterns(lang):
     a different query than the index does)."""
     from tree_sitter import Query
 
-    from symbolpack.languages import parser_and_query, query_source, top_level_patterns, tree_sitter_language
+    from symbolpack.engine.languages import parser_and_query, query_source, top_level_patterns, tree_sitter_language
 
     source = query_source(lang)
     assert source is not None
@@ -95,7 +95,7 @@ def test_the_pattern_splitter_cuts_where_tree_sitter_numbers_patterns(lang):
 
 
 def test_the_pattern_splitter_skips_brackets_in_strings_and_comments():
-    from symbolpack.languages import top_level_patterns
+    from symbolpack.engine.languages import top_level_patterns
 
     source = ('; a comment with ( and [\n'
               '((identifier) @name (#match? @name "^(a|\\"[b)$"))\n'
@@ -122,7 +122,7 @@ def _literal_predicates(lang: str, references: bool) -> list[list[str]]:
     """Each `#eq?`/`#any-of?` predicate with string literals: its words."""
     import re
 
-    from symbolpack.languages import query_source, top_level_patterns
+    from symbolpack.engine.languages import query_source, top_level_patterns
 
     patterns = [p for p in top_level_patterns(query_source(lang) or "") if references or "@reference." not in p]
     return [re.findall(r'"([^"]*)"', m.group(1)) for p in patterns for m in re.finditer(_LITERAL_PREDICATE, p)]
@@ -136,7 +136,7 @@ def test_a_query_compiled_for_a_file_matches_what_the_whole_query_matches(lang):
     patterns are really left out)."""
     import re
 
-    from symbolpack.languages import parser, parser_and_query
+    from symbolpack.engine.languages import parser, parser_and_query
 
     source = textwrap.dedent(importlib.import_module(f".test_{lang}", __package__).SOURCE).lstrip("\n").encode()
     respelled = source
@@ -156,7 +156,7 @@ def test_the_respelled_fixtures_leave_patterns_out_where_the_queries_have_litera
     """The test above exercises the leaving-out in these languages at least."""
     import re
 
-    from symbolpack.languages import parser_and_query
+    from symbolpack.engine.languages import parser_and_query
 
     pruned = set()
     for lang in FIXTURES:
@@ -171,8 +171,8 @@ def test_the_respelled_fixtures_leave_patterns_out_where_the_queries_have_litera
 def test_queries_for_files_are_few_and_cover_each_other():
     """The first file without the words compiles a smaller query; a file with them
     compiles the union (not a second small one); later files reuse what covers them."""
-    from symbolpack import languages
-    from symbolpack.languages import parser_and_query
+    from symbolpack.engine import languages
+    from symbolpack.engine.languages import parser_and_query
 
     languages._subsets.clear()  # a fresh process's cache
     languages._compiled.cache_clear()
@@ -190,7 +190,7 @@ def test_query_version_is_the_sha256_of_what_a_parse_depends_on():
     symbols.py (hashed with the built-in sha256; hashlib must give the same key)."""
     import hashlib
 
-    from symbolpack.languages import ENGINE_VERSION, _engine_fingerprint, query_source, query_version
+    from symbolpack.engine.languages import ENGINE_VERSION, _engine_fingerprint, query_source, query_version
 
     for lang in ("python", "typescript"):
         expected = hashlib.sha256(f"{ENGINE_VERSION}\0{lang}\0{query_source(lang)}\0".encode() + _engine_fingerprint())

@@ -1,0 +1,343 @@
+"""The operations every front end shares: read, refresh, status.
+
+The CLI, the MCP server and the hooks are thin adapters over these functions,
+so one code path decides what an agent sees. Each operation wires the edges
+together — the file (`sources`), its symbols (`index`), the session
+(`store`) — around the pure decision in `read`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..reads.read import (
+    Current,
+    ReadPolicy,
+    ReadRequest,
+    decide,
+    resolve_scope,
+)
+from ..reads.agentcopy import AgentCopy
+from ..engine.sources import Source, load_source, split_text_lines
+from ..base.tokens import count_tokens
+from ..base.errors import NotFound, SymbolpackError, UsageError
+from ..base.workspace import project_root_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Callable, Sequence
+
+    from ..packs.callgraph import CallGraph
+    from ..state.snapshot import Snapshot
+    from ..engine.index import Index
+    from ..base.protocol import SessionStatus
+    from ..reads.read import ReadOutcome
+    from ..base.settings import Settings
+    from ..state.store import Store
+    from ..engine.symbols import SymbolSlice
+
+
+class ReadResult:
+    """A protocol response, the exit code the CLI should end with, and the intent to
+    commit once the response has been delivered whole (`commit()`)."""
+
+    __slots__ = ("response", "exit_code", "_commit", "fallback")
+
+    def __init__(self, response: dict, exit_code: int = 0, commit: Callable[[], None] | None = None,
+                 fallback: str | None = None) -> None:
+        self.response = response
+        self.exit_code = exit_code
+        self._commit = commit
+        self.fallback = fallback  # why a plain read answered a re-read (`ReadOutcome.fallback`)
+
+    def commit(self) -> None:
+        """Call after the answer reached the agent (written and flushed)."""
+        if self._commit is not None:
+            self._commit()
+            self._commit = None
+
+
+class Workspace:
+    """One project: its root, its settings, its parse index and its session store
+    (opened lazily). Without *settings*, the environment and the project's
+    pyproject.toml decide (`settings.load_settings`). `root_dir` is the root as a
+    str; `root`, the same as a Path, is built on first use (a read never needs
+    pathlib: ~4 ms per process)."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, settings: Settings | None = None):
+        from ..base.settings import load_settings
+
+        self.root_dir = os.path.realpath(root) if root else project_root_dir()
+        self._root: Path | None = None
+        self.settings = settings if settings is not None else load_settings(self.root_dir)
+        self._index: Index | None = None
+        self._store: Store | None = None
+
+    @property
+    def root(self) -> Path:
+        if self._root is None:
+            from pathlib import Path
+
+            self._root = Path(self.root_dir)
+        return self._root
+
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            from ..engine.index import Index
+
+            self._index = Index(self.root, settings=self.settings)
+        return self._index
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            from ..state.store import Store
+
+            self._store = Store(self.root_dir, settings=self.settings)
+        return self._store
+
+    def store_or_none(self) -> Store | None:
+        """The store, or None when the state dir cannot be used (unwritable, a file in
+        the way): reads then answer plainly and record nothing."""
+        try:
+            return self.store
+        except OSError as exc:
+            from ..base.log import warning
+
+            warning(f"no usable state dir ({exc.strerror or exc}); answering with plain reads")
+            return None
+
+    def maybe_gc(self) -> None:
+        """Amortized collection after an answer went out (see `Store.maybe_gc`)."""
+        if self._store is not None:
+            self._store.maybe_gc()
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+
+    # -- what context packs build on; the resident engine (resident.py) keeps them warm
+    def call_graph(self, root: Path, snapshot: Snapshot) -> CallGraph:
+        """A call graph of *snapshot* (a tree under *root*); give it back with
+        `release_graph` when the pack is done."""
+        from ..packs.callgraph import CallGraph
+        from ..packs.facts import graph_cache
+        from ..engine.index import Index
+        from ..base.workspace import state_dir
+
+        index = self.index if self.index.root == root.resolve() else Index(root, settings=self.settings)
+        return CallGraph(index, snapshot, graph_cache(state_dir(root, settings=self.settings) / "graph"))
+
+    def release_graph(self, graph: CallGraph) -> None:
+        if graph.cache:
+            graph.cache.close()
+
+    def all_symbols(self, root: Path) -> list[SymbolSlice]:
+        """Every symbol of the files under *root*, in walk order."""
+        warm = self.warm_symbols(root)
+        if warm is not None:
+            return warm
+        from ..engine.index import walk
+
+        return [s for f in self.index.iter_files(walk(root, root).files) for s in f.symbols]
+
+    def warm_symbols(self, root: Path) -> list[SymbolSlice] | None:
+        """Every symbol under *root* when this workspace keeps them warm (a resident
+        engine: `resident.py`), else None (the caller finds what it needs cold)."""
+        return None
+
+    def symbols_of(self, rel: str, data: bytes) -> list[SymbolSlice] | None:
+        """Symbols of *data* as file *rel*, or None when no parser handles it (or the
+        parse failed). One file parses faster than the parse cache opens (diskcache
+        and sqlite cost tens of milliseconds per process), so reads bypass it."""
+        from ..engine.languages import has_query, language_for_path
+        from ..engine.symbols import bind, parse_bytes
+
+        lang = language_for_path(rel)
+        if not has_query(lang):
+            return None
+        records, _, error = parse_bytes(data, lang, references=False)
+        return None if error else bind(rel, lang, records)
+
+
+def _passthrough(source: Source) -> dict:
+    text = f"[PASSTHROUGH] {source.rel}: {source.passthrough}. Nothing of it was shown or stored."
+    return {"v": 1, "path": source.rel, "mode": "passthrough", "scope": None, "total_lines": None,
+            "sha256": None, "text": text, "tokens": count_tokens(text), "full_tokens": None}
+
+
+def read_file(
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    session_id: str | None,
+    offset: int | None = None,
+    limit: int | None = None,
+    symbol: str | None = None,
+    force_full: bool = False,
+    policy: ReadPolicy = ReadPolicy(),
+    record: bool = True,
+    confirm: bool = True,
+) -> ReadResult:
+    """Answer one read for *session_id* and update the agent's copy.
+
+    With *confirm* (in-process callers, for whom returning is delivering) the answer
+    is committed at once; front ends that write the answer somewhere pass
+    ``confirm=False`` and call ``result.commit()`` after the write. Without a session
+    (None, or `record=False`) or without a usable state dir, the answer is a plain
+    read of the scope and nothing is stored."""
+    target = os.fspath(path)
+    if not os.path.isabs(target):
+        target = os.path.join(os.getcwd(), target)
+    try:
+        source = load_source(target, ws.root_dir, ws.settings.sensitive)
+    except SymbolpackError:
+        if session_id is not None and record and not os.path.lexists(target):
+            _forget_deleted(ws, target, session_id)
+        raise
+    if source.passthrough:
+        return ReadResult(_passthrough(source))
+
+    lines = split_text_lines(source.text)
+    current = Current(source.sha256, lines, lambda: ws.symbols_of(source.rel, source.data), source.diffable)
+    target_symbol = None
+    if symbol is not None:
+        from ..engine.lookup import resolve
+
+        syms = current.symbols
+        if not syms:
+            raise UsageError(f"no symbols in {source.rel} (no parser handles it); use --offset/--limit")
+        target_symbol = resolve(symbol, syms, where=source.rel)
+    request = ReadRequest(source.rel, offset, limit, target_symbol, force_full)
+
+    store = ws.store_or_none() if record and session_id is not None else None
+    if store is None or session_id is None:
+        return ReadResult(_decide(request, current, AgentCopy(0), lambda sha: None, policy, plain=True).response)
+
+    loaded: dict[str, list[str] | None] = {source.sha256: lines}
+
+    def load(sha: str) -> list[str] | None:
+        if sha not in loaded:
+            data = store.get_object(sha)
+            loaded[sha] = None if data is None else split_text_lines(data.decode("utf-8", "surrogateescape"))
+        return loaded[sha]
+
+    with store.session(session_id) as session:
+        copy = session.copy(source.rel)
+        current.know_full_tokens(session.full_tokens(source.rel, source.sha256))
+        told = tuple(mode for mode in ("skeleton", "delta") if session.shown(mode))
+        if told:
+            request = request._replace(told=told)
+
+        def names_before(old_lines: Sequence[str]) -> set[str] | None:
+            # the names a parse of that version left beside its object, else a parse
+            versions = copy.versions()
+            if len(versions) == 1:
+                sha = next(iter(versions))
+                kept = store.get_names(sha, _parser_version(source.rel))
+                if kept is not None and load(sha) == list(old_lines):
+                    return kept
+            before = ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
+            return None if before is None else {s.qualname for s in before}
+
+        outcome = _decide(request, current, copy, load, policy, plain=session.degraded, names_before=names_before)
+        new_copy = outcome.copy
+        intent = None
+        if outcome.changes_copy_text:
+            start, end = outcome.scope or (1, max(len(lines), copy.extent(), 1))
+            intent = session.new_intent()
+            new_copy = new_copy.cleared(start, end).with_pending(intent, start, end)
+        if source.sha256 in new_copy.versions():
+            store.put_object(source.data, source.sha256)
+            if current.parsed:  # the next re-read names removed symbols without parsing this version
+                store.put_names(source.sha256, _parser_version(source.rel), (s.qualname for s in current.parsed))
+        session.set_copy(source.rel, new_copy)
+        if current.counted_full_tokens is not None:  # an unchanged re-read need not count them again
+            session.remember_full_tokens(source.rel, source.sha256, current.counted_full_tokens)
+        response = outcome.response
+        session.record_read(response["mode"], response["tokens"], response["full_tokens"] or 0)
+        for item in outcome.drill_ins:
+            session.record_drill_in({"path": source.rel, **item})
+    result = ReadResult(response, commit=(lambda: store.commit(intent)) if intent else None,
+                        fallback=outcome.fallback)
+    if outcome.fallback:
+        from ..base.log import debug
+
+        debug(f"{source.rel}: a plain read answered ({outcome.fallback})")
+    if confirm:
+        result.commit()
+    return result
+
+
+def _decide(request: ReadRequest, current: Current, copy: AgentCopy, load: Callable[[str], list[str] | None],
+            policy: ReadPolicy, plain: bool,
+            names_before: Callable[[Sequence[str]], set[str] | None] | None = None
+            ) -> ReadOutcome:
+    return decide(request, current, copy, load, policy, degraded=plain, names_before=names_before)
+
+
+def _parser_version(rel: str) -> str:
+    from ..engine.languages import language_for_path, query_version
+
+    return query_version(language_for_path(rel) or "")
+
+
+def _forget_deleted(ws: Workspace, target: str, session_id: str) -> None:
+    """A file this session read is gone: drop its copy and say so plainly."""
+    from ..base.workspace import display_path
+
+    store = ws.store_or_none()
+    if store is None:
+        return
+    rel = display_path(os.path.realpath(target), ws.root_dir)
+    with store.session(session_id) as session:
+        had_copy = session.drop_file(rel)
+    if had_copy:
+        raise NotFound(f"{rel} was deleted since your last read; your copy of it is dropped")
+
+
+def refresh(ws: Workspace, path: str | os.PathLike[str], session_id: str, offset: int | None = None,
+            limit: int | None = None) -> str:
+    """The agent lost those lines: remove them from its copy, whatever answer they
+    came from, so the next read of them is plain."""
+    target = os.fspath(path)
+    target = target if os.path.isabs(target) else os.path.join(os.getcwd(), target)
+    source = load_source(target, ws.root_dir, ws.settings.sensitive)
+    if source.passthrough:
+        return f"{source.rel}: not tracked ({source.passthrough})"
+    lines = split_text_lines(source.text)
+    scope = resolve_scope(len(lines), offset, limit)  # ReadError: a UsageError
+    with ws.store.session(session_id) as session:
+        copy = session.copy(source.rel)
+        if scope is None:
+            session.set_copy(source.rel, AgentCopy(copy.length if copy.length is not None else 0))
+        else:
+            # the lines the agent says it lost, even past the file's end now: its copy
+            # may be of a longer version
+            first = offset or 1
+            last = first + limit - 1 if limit is not None else max(copy.extent(), scope[1])
+            session.set_copy(source.rel, copy.forgotten(first, last))
+    what = "the whole file" if scope is None else f"lines {scope[0]}-{scope[1]}"
+    return f"{source.rel}: the next read of {what} will be a full read"
+
+
+def status(ws: Workspace, session_id: str) -> SessionStatus:
+    with ws.store.session(session_id, write=False) as session:
+        data = session.data
+        stats = data["stats"]
+        reads = stats.get("reads", {})
+        total_reads = sum(reads.values())
+        hits = reads.get("unchanged", 0)
+        return {
+            "session_id": session_id,
+            "files": session.file_count(),
+            "reads": total_reads,
+            "reads_by_mode": reads,
+            "tokens": stats.get("tokens", 0),
+            "full_tokens": stats.get("full_tokens", 0),
+            "saved_tokens": stats.get("full_tokens", 0) - stats.get("tokens", 0),
+            "hit_rate": round(hits / total_reads, 4) if total_reads else 0.0,
+            "drill_ins": stats.get("drill_ins", 0),
+            "recent_drill_ins": session.drill_ins()[-10:],
+        }

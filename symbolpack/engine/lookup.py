@@ -1,0 +1,115 @@
+"""Names typed by people and models -> symbols: exact first, then fuzzy (rapidfuzz).
+
+Used by `tldrs search`, `tldrs read --symbol` and `tldrs context ENTRY`, so the
+three agree on what "the symbol called X" means. Exact matches (id, qualname,
+name, case-insensitively) always beat fuzzy ones; a fuzzy match is taken only
+when it is clearly the best, otherwise the caller gets a did-you-mean.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .symbols import SymbolSlice
+from ..base.errors import NotFound, UsageError
+
+TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Sequence
+
+GOOD_SCORE = 80.0
+ACCEPT_SCORE = 88.0
+
+
+# A namedtuple, not a dataclass: `related` imports this module on the `context` path,
+# where the `dataclasses` import costs ~12 ms a process.
+class Match(namedtuple("Match", ["symbol", "score"])):
+    """A symbol and how well it matches a query (0..100)."""
+
+    __slots__ = ()
+
+    symbol: SymbolSlice
+    score: float
+
+
+def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
+    # id, local id (`Qual.name#2`: what a file-scoped lookup gets), qualname, name
+    for key in (lambda s: s.id, lambda s: s.id.split(":", 2)[-1], lambda s: s.qualname, lambda s: s.name):
+        hits = [s for s in symbols if key(s) == query]
+        if hits:
+            return hits
+    low = query.lower()
+    for key in (lambda s: s.qualname.lower(), lambda s: s.name.lower()):
+        hits = [s for s in symbols if key(s) == low]
+        if hits:
+            return hits
+    return []
+
+
+def rank(query: str, symbols: Sequence[SymbolSlice], limit: int = 10) -> list[Match]:
+    """Best matches for *query*, exact ones first, each with a 0..100 score."""
+    exact = _exact(query, symbols)
+    matches = [Match(s, 100.0) for s in exact]
+    if len(matches) >= limit:
+        return matches[:limit]
+    from rapidfuzz import fuzz, process, utils
+
+    seen = {s.id for s in exact}
+    choices = {i: f"{s.qualname} {s.id}" for i, s in enumerate(symbols) if s.id not in seen}
+    by_qual = process.extract(query, {i: symbols[i].qualname for i in choices}, scorer=fuzz.WRatio,
+                              processor=utils.default_process, limit=limit * 3)
+    by_id = process.extract(query, {i: symbols[i].id for i in choices}, scorer=fuzz.partial_ratio,
+                            processor=utils.default_process, limit=limit * 3)
+    best: dict[int, float] = {}
+    for _, score, i in by_qual:
+        best[i] = max(best.get(i, 0.0), score)
+    for _, score, i in by_id:
+        best[i] = max(best.get(i, 0.0), score * 0.95)  # a path hit is weaker than a name hit
+    ordered = sorted(best.items(), key=lambda kv: (-kv[1], symbols[kv[0]].id))
+    matches.extend(Match(symbols[i], round(score, 1)) for i, score in ordered)
+    return matches[:limit]
+
+
+def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the repository") -> SymbolSlice:
+    """The one symbol *query* names; `NotFound` with suggestions (or `UsageError` when
+    ambiguous) otherwise.
+    A name shared only by the overloads of one function (`@overload` stubs, then
+    the implementation: `f`, `f#2`, ... in one file) names the implementation."""
+    impl = _overload_impl(query, symbols)
+    if impl is not None:
+        return impl
+    exact = _exact(query, symbols)
+    if len(exact) == 1:
+        return exact[0]
+    if len(exact) > 1:
+        listing = ", ".join(s.id for s in exact[:6])
+        raise UsageError(f"{query!r} is ambiguous in {where}: {listing}; pass one of these ids")
+    ranked = rank(query, symbols, limit=5)
+    if ranked and _close_typo(query, ranked[0].symbol) and (
+            len(ranked) == 1 or ranked[0].score - ranked[1].score >= 5):
+        return ranked[0].symbol
+    raise NotFound(no_match_message(query, ranked, where), [m.symbol.qualname for m in ranked[:5]])
+
+
+def _overload_impl(name: str, symbols: Sequence[SymbolSlice]) -> SymbolSlice | None:
+    """The implementation among same-named overloads: the one with the largest span."""
+    hits = [s for s in symbols if name in (s.qualname.split("#")[0], s.name)]
+    if len(hits) > 1 and len({(s.path, s.qualname.split("#")[0]) for s in hits}) == 1:
+        return max(hits, key=lambda s: (s.lines[1] - s.lines[0], s.lines[0]))
+    return None
+
+
+def _close_typo(query: str, symbol: SymbolSlice) -> bool:
+    """A fuzzy hit is taken without asking only when it is a near spelling of the
+    whole name (plain edit ratio), not merely a good partial match."""
+    from rapidfuzz import fuzz
+
+    q = query.lower()
+    return max(fuzz.ratio(q, symbol.qualname.lower()), fuzz.ratio(q, symbol.name.lower())) >= ACCEPT_SCORE
+
+
+def no_match_message(query: str, ranked: Sequence[Match], where: str) -> str:
+    if not ranked:
+        return f"no symbol matches {query!r} in {where}"
+    names = ", ".join(m.symbol.qualname for m in ranked[:5])
+    return f"no symbol named {query!r} in {where}; did you mean: {names}?"

@@ -1,0 +1,214 @@
+"""How a file is drawn for an agent: numbered lines, markers, skeletons, diffs. Pure.
+
+The text contract (PROTOCOL.md): file lines look exactly like `cat -n` output
+(number right-aligned in 6 columns, TAB, line); every other line — headers,
+elision and unchanged markers, diff lines — must not. Markers therefore never
+start with digits followed by a TAB.
+
+`Segment`s are the structured twin of the text: they cover the scope exactly,
+in order, and say for every line whether it is shown, elided, or unchanged
+from the agent's previous view.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
+    from ..engine.symbols import SymbolSlice
+
+# namedtuples and a lazy linediff: this module is imported on every read, hooks included.
+
+
+class Segment(namedtuple("Segment", ["kind", "start", "end", "source", "symbol"], defaults=[None, None])):
+    """kind: shown | elided | unchanged; source: for unchanged, the first line in the
+    previous view; symbol: the symbol id when the segment is one symbol's."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict:
+        out: dict = {"kind": self.kind, "start": self.start, "end": self.end}
+        if self.kind == "unchanged":
+            out["from"] = self.source
+        if self.symbol:
+            out["symbol"] = self.symbol
+        return out
+
+
+def numbered(lines: Sequence[str], start: int, end: int) -> list[str]:
+    """Lines start..end (1-based, inclusive) in `cat -n` form."""
+    return [f"{n:>6}\t{lines[n - 1]}" for n in range(start, end + 1)]
+
+
+def numbered_text(lines: Sequence[str], start: int, end: int) -> str:
+    return "\n".join(numbered(lines, start, end))
+
+
+def numbered_tokens(lines: Sequence[str], start: int, end: int) -> int:
+    """Tokens of `numbered_text(lines, start, end)`, the yardstick of every read. With
+    the estimate the text is not built (its f-strings were half the count on a big
+    file): no piece crosses the TAB after a number or a line's end, so the count is
+    the lines' own plus each number's digits in threes."""
+    from ..base.tokens import count_tokens, uses_estimate
+
+    if not uses_estimate():
+        return count_tokens(numbered_text(lines, start, end))
+    return count_tokens("\n".join(lines[start - 1:end])) + _number_pieces(start, end)
+
+
+def _number_pieces(start: int, end: int) -> int:
+    """Pieces of the line numbers start..end: 1-999 one each, 1,000-999,999 two, ..."""
+    total, low, pieces = 0, 1, 1
+    while low <= end:
+        high = low * 1000 - 1
+        total += max(0, min(end, high) - max(start, low) + 1) * pieces
+        low, pieces = high + 1, pieces + 1
+    return total
+
+
+def _qual(symbol_id: str | None) -> str:
+    return symbol_id.split(":", 2)[-1] if symbol_id else ""
+
+
+def _indent_of(lines: Sequence[str], line: int) -> str:
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return text[: len(text) - len(text.lstrip())][:24].replace("\t", "    ")
+
+
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def shell_word(text: str) -> str:
+    """*text* as one POSIX shell word (shlex.quote's rule; shlex itself is not
+    imported on the read path): a hint the agent pastes must run as shown."""
+    if text and all(c in _SHELL_SAFE for c in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def elided_marker(lines: Sequence[str], seg: Segment, note: str | None = None) -> str:
+    """`... A-B elided: --symbol NAME` (or `--offset A --limit N`): which lines are
+    hidden and the options that show them (the answer's header names the command
+    once). *note* replaces "elided" (an import block lists its names there)."""
+    count = seg.end - seg.start + 1
+    expand = f"--symbol {shell_word(_qual(seg.symbol))}" if seg.symbol else f"--offset {seg.start} --limit {count}"
+    return f"{_indent_of(lines, seg.start)}... {seg.start}-{seg.end} {note or 'elided'}: {expand}"
+
+
+def unchanged_marker(seg: Segment) -> str:
+    """`... A-B unchanged` (and `(your X-Y)` when they moved): short, it is the common case."""
+    src_end = (seg.source or 0) + seg.end - seg.start
+    moved = "" if seg.source == seg.start else f" (your {seg.source}-{src_end})"
+    return f"... {seg.start}-{seg.end} unchanged{moved}"
+
+
+def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: dict | None = None) -> list[str]:
+    out: list[str] = []
+    for seg in segments:
+        if seg.kind == "shown":
+            out.extend(numbered(lines, seg.start, seg.end))
+        elif seg.kind == "elided":
+            out.append(elided_marker(lines, seg, notes.get(seg.start) if notes else None))
+        else:
+            out.append(unchanged_marker(seg))
+    return out
+
+
+def render_delta(lines: Sequence[str], segments: Sequence[Segment]) -> list[str]:
+    """A delta's text: shown lines numbered; a run of unchanged lines and of lines
+    that were elided and still are, moved together (one offset from the copy), is
+    one `unchanged` marker: the agent's copy already says which of them it holds
+    and which it was told are elided, so naming every alternation again would
+    cost a marker per symbol of the file. A run of elided lines alone keeps its
+    elided marker (the command that opens it); an elided run without a source
+    (a change the agent did not read) too."""
+    out: list[str] = []
+    i = 0
+    while i < len(segments):
+        seg = segments[i]
+        if seg.kind == "shown":
+            out.extend(numbered(lines, seg.start, seg.end))
+            i += 1
+            continue
+        if seg.source is None:  # elided, changed inside
+            out.append(elided_marker(lines, seg))
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(segments) and segments[j + 1].source is not None and segments[j + 1].kind != "shown" \
+                and segments[j + 1].start == segments[j].end + 1 \
+                and segments[j + 1].source == segments[j].source + segments[j].end - segments[j].start + 1:
+            j += 1
+        run = segments[i:j + 1]
+        if all(r.kind == "elided" for r in run) and len(run) == 1:
+            out.append(elided_marker(lines, seg))
+        else:
+            out.append(unchanged_marker(Segment("unchanged", seg.start, run[-1].end, source=seg.source)))
+        i = j + 1
+    return out
+
+
+# --------------------------------------------------------------------------- segments
+
+def known_ranges(segments: Iterable[Segment]) -> list[tuple[int, int]]:
+    """The lines the agent knows after being shown *segments* (shown + unchanged)."""
+    out: list[tuple[int, int]] = []
+    for seg in segments:
+        if seg.kind == "elided":
+            continue
+        if out and out[-1][1] + 1 == seg.start:
+            out[-1] = (out[-1][0], seg.end)
+        else:
+            out.append((seg.start, seg.end))
+    return out
+
+
+def known_mask(total: int, known: Iterable[tuple[int, int]]) -> list[bool]:
+    """1-based mask (index 0 unused) of the lines inside the *known* ranges."""
+    mask = [False] * (total + 1)
+    for a, b in known:
+        a, b = max(a, 1), min(b, total)
+        if a <= b:
+            mask[a:b + 1] = [True] * (b - a + 1)
+    return mask
+
+
+# --------------------------------------------------------------------------- diff
+
+class UnifiedDiff(namedtuple("UnifiedDiff", ["text", "hunks", "changed_lines", "spans"])):
+    """Hunks text, hunk count, added+removed line count, and each hunk's span as
+    0-based half-open (old_start, old_end, new_start, new_end)."""
+
+    __slots__ = ()
+
+
+def unified_diff(old: Sequence[str], new: Sequence[str], context: int = 3,
+                 ops: "Sequence[tuple[str, int, int, int, int]] | None" = None) -> UnifiedDiff:
+    """Hunks only (no ---/+++ lines); the caller's header names the file. *ops*: the
+    opcodes of old -> new when the caller has aligned them already (`linediff`)."""
+    from ..base.linediff import grouped_opcodes, opcodes
+
+    out: list[str] = []
+    changed = 0
+    spans: list[tuple[int, int, int, int]] = []
+    for group in grouped_opcodes(opcodes(old, new) if ops is None else ops, context):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        spans.append((i1, i2, j1, j2))
+        out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                out.extend(" " + line for line in old[a1:a2])
+                continue
+            out.extend("-" + line for line in old[a1:a2])
+            out.extend("+" + line for line in new[b1:b2])
+            changed += (a2 - a1) + (b2 - b1)
+    return UnifiedDiff("\n".join(out), len(spans), changed, tuple(spans))
+
+
+def _hunk_range(start: int, stop: int) -> str:
+    length = stop - start
+    first = start + 1 if length else start
+    return f"{first}" if length == 1 else f"{first},{length}"
