@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,41 @@ def stored_files(root: Path, session_id: str) -> dict:
     files = session_dir(root, session_id) / "files"
     records = (json.loads(p.read_text()) for p in sorted(files.glob("*.json"))) if files.is_dir() else ()
     return {r["path"]: r for r in records}
+
+
+def py_lines(n_funcs: int = 4, body: int = 20) -> list[str]:
+    """A Python module of *n_funcs* functions with *body*-line bodies."""
+    out = ["import os", ""]
+    for k in range(n_funcs):
+        out += [f"def f{k}(x):", f'    """Doc {k}."""'] + [f"    y{i} = x + {i}" for i in range(body)] + ["    return x", ""]
+    return out
+
+
+def python_symbols(lines) -> list | None:
+    """The symbols of *lines* as Python file m.py, or None when the parse failed."""
+    from symbolpack.engine.index import parse_bytes
+    from symbolpack.engine.symbols import bind
+
+    records, _, error = parse_bytes(("\n".join(lines) + "\n").encode(), "python")
+    return None if error else bind("m.py", "python", records)
+
+
+def tldrs(root: Path, *args: str, env: dict | None = None, check: bool = False) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if k != "SYMBOLPACK_SESSION_ID"}
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", *args], cwd=root, env=full_env,
+                          capture_output=True, text=True, timeout=60)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def read_json(root: Path, path: str, *extra: str, session: str = "t1") -> dict:
+    proc = tldrs(root, "read", path, "--session-id", session, "--format", "json", *extra, check=True)
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture
+def app_repo(make_repo):
+    """A committed repository with a parsed file of five long functions and a text file."""
+    return make_repo({"src/app.py": "\n".join(py_lines(5, 16)) + "\n", "notes.txt": "a\nb\n"})

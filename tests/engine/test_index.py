@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from symbolpack.engine.index import Index, walk
 
-from test_cli_read import tldrs
+from conftest import tldrs
 
 PY = "def alpha():\n    return beta()\n\n\ndef beta():\n    return 1\n"
 

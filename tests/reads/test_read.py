@@ -9,8 +9,8 @@ import hashlib
 
 import pytest
 
+from conftest import py_lines, python_symbols
 from symbolpack.reads.agentcopy import AgentCopy
-from symbolpack.engine.index import parse_bytes
 from symbolpack.reads.read import (
     Current,
     ReadError,
@@ -19,29 +19,16 @@ from symbolpack.reads.read import (
     decide,
     resolve_scope,
 )
-from symbolpack.engine.symbols import bind
-
-
-def py_lines(n_funcs: int = 4, body: int = 20) -> list[str]:
-    out = ["import os", ""]
-    for k in range(n_funcs):
-        out += [f"def f{k}(x):", f'    """Doc {k}."""'] + [f"    y{i} = x + {i}" for i in range(body)] + ["    return x", ""]
-    return out
-
-
-def _symbols(lines) -> list | None:
-    records, _, error = parse_bytes(("\n".join(lines) + "\n").encode(), "python")
-    return None if error else bind("m.py", "python", records)
 
 
 def _names(lines) -> set[str] | None:
-    symbols = _symbols(lines)
+    symbols = python_symbols(lines)
     return None if symbols is None else {s.qualname for s in symbols}
 
 
 def current(lines: list[str], parsed: bool = True) -> Current:
     data = ("\n".join(lines) + "\n").encode()
-    return Current(hashlib.sha256(data).hexdigest(), lines, _symbols(lines) if parsed else None)
+    return Current(hashlib.sha256(data).hexdigest(), lines, python_symbols(lines) if parsed else None)
 
 
 class Agent:

@@ -13,27 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from test_read import py_lines
-
-
-def tldrs(root: Path, *args: str, env: dict | None = None, check: bool = False) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if k != "SYMBOLPACK_SESSION_ID"}
-    full_env.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", *args], cwd=root, env=full_env,
-                          capture_output=True, text=True, timeout=60)
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
-
-
-def read_json(root: Path, path: str, *extra: str, session: str = "t1") -> dict:
-    proc = tldrs(root, "read", path, "--session-id", session, "--format", "json", *extra, check=True)
-    return json.loads(proc.stdout)
+from conftest import read_json, tldrs
 
 
 @pytest.fixture
-def repo(make_repo):
-    return make_repo({"src/app.py": "\n".join(py_lines(5, 16)) + "\n", "notes.txt": "a\nb\n"})
+def repo(app_repo):
+    return app_repo
 
 
 def all_store_bytes(root: Path) -> bytes:

@@ -21,7 +21,7 @@ import pytest
 from symbolpack.state.session_id import agent_name, resolve_session_id
 from symbolpack.base.workspace import SymbolpackError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROBE = "from symbolpack.state.session_id import resolve_session_id; print(resolve_session_id())"
 
 # Run a script in a grandchild that has left our process tree (re-parented to init)

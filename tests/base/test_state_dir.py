@@ -13,7 +13,7 @@ import pytest
 
 from symbolpack.base.workspace import StateUnavailable, state_dir, user_state_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TEXT = "".join(f"line {i}\n" for i in range(1, 21))
 
 

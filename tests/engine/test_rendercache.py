@@ -19,7 +19,7 @@ from symbolpack.engine.outline import write_rendered_structure
 from symbolpack.engine.rendercache import Renderer
 
 from conftest import git
-from test_cli_read import tldrs
+from conftest import tldrs
 
 FILES = {
     "pkg/__init__.py": "",

@@ -98,7 +98,7 @@ def test_settings_are_immutable():
 
 
 def test_readme_documents_every_setting():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert settings_table() in readme
     assert len(FIELDS) == len(Settings.__slots__)
 

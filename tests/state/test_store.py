@@ -19,9 +19,12 @@ from symbolpack.api.operations import Workspace, read_file
 from symbolpack.state.sessionstore import record_key
 from symbolpack.state.store import AUTO_GC_INTERVAL_SECONDS, COMMIT_MARKER_TTL_SECONDS, Store
 
-from conftest import session_dir, stored_files
+from conftest import read_json, session_dir, stored_files, tldrs
 
-from test_cli_read import read_json, repo, tldrs  # noqa: F401  (fixture)
+
+@pytest.fixture
+def repo(app_repo):
+    return app_repo
 
 
 def _meta(root) -> Path:
@@ -221,16 +224,16 @@ def _plant(names: Path, extra: bytes, version: bytes | None = None, checksum: by
 
 
 @pytest.mark.parametrize("damage", [None, "version", "checksum"])
-def test_a_re_read_names_removed_symbols_from_the_names_kept_beside_the_version(repo, damage):
+def test_a_re_read_names_removed_symbols_from_the_names_kept_beside_the_version(app_repo, damage):
     """A version a read parsed keeps its symbol names beside its object, so the next
     re-read names what was removed without parsing the old text. A name planted in
     that file shows it is what the re-read used; a file from another parser version
     or failing its checksum is ignored and the old text is parsed instead."""
-    ws = Workspace(repo)
-    app = repo / "src" / "app.py"
+    ws = Workspace(app_repo)
+    app = app_repo / "src" / "app.py"
     before = app.read_bytes()
     assert read_file(ws, app, "t1").response["mode"] == "skeleton"
-    names = _names_file(repo, before)
+    names = _names_file(app_repo, before)
     kept = set(names.read_bytes().split(b"\n", 1)[1].decode().split("\n"))
     assert kept == {s.qualname for s in ws.symbols_of("src/app.py", before) or ()} == {f"f{k}" for k in range(5)}
     _plant(names, b"planted", version=b"0" * 16 if damage == "version" else None,

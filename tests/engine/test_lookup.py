@@ -8,8 +8,8 @@ import shlex
 from symbolpack.engine.lookup import resolve
 from symbolpack.reads.views import Segment, elided_marker, shell_word
 
-from test_cli_read import tldrs
-from test_read import _symbols
+from conftest import tldrs
+from conftest import python_symbols
 
 OVERLOADED = [
     "from typing import overload",
@@ -26,7 +26,7 @@ OVERLOADED = [
 
 
 def test_a_name_shared_by_overloads_names_the_implementation():
-    syms = _symbols(OVERLOADED)
+    syms = python_symbols(OVERLOADED)
     assert resolve("A.f", syms).lines == (8, 10)
     assert resolve("f", syms).lines == (8, 10)
     assert resolve("A.f#2", syms).lines == (6, 7)  # an explicit local id still picks that one

@@ -15,7 +15,7 @@ from symbolpack.state.sessionstore import record_key
 from symbolpack.state.store import OBJECT_GC_GRACE_SECONDS, QUARANTINE_TTL_SECONDS, Store
 
 from conftest import session_dir, stored_files
-from test_cli_read import read_json, tldrs
+from conftest import read_json, tldrs
 
 TEXT = "".join(f"line {n} of a text file\n" for n in range(40))
 

@@ -15,7 +15,7 @@ import symbolpack.engine.index as index_module
 import symbolpack.engine.statdigests as statdigests
 from symbolpack.engine.index import Index, walk
 
-from test_cli_read import tldrs
+from conftest import tldrs
 
 
 def module(n: int, name: str = "f") -> str:
