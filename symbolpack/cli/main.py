@@ -12,7 +12,6 @@ import os
 import sys
 
 from .._version import __version__
-from ..base.process import exit_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -410,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     if args is not None:
         code = _run(args)
         if argv is None:  # this process's own command line: end it as soon as it is answered
+            from ..base.process import exit_now
+
             exit_now(code)
         return code
     first = next((a for a in args_in if not a.startswith("-")), None)

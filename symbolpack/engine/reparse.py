@@ -13,7 +13,7 @@ only costs reparse time; it must never cover less, and it cannot, because every
 byte outside an `equal` run is inside an edit.
 
 What it gives: for a tree without syntax errors, the same tree a fresh parse
-gives (tree-sitter's guarantee; `tests/test_reparse.py` checks it on random
+gives (tree-sitter's guarantee; `tests/engine/test_reparse.py` checks it on random
 edits). Where the file has syntax errors, error recovery may place them
 differently than a fresh parse would; symbols in such a region can then differ
 from what a CLI process finds. That never touches the agent's copy — answers
