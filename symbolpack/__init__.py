@@ -6,7 +6,9 @@ starting the CLI) costs nothing until a name is used.
 
 from __future__ import annotations
 
-from ._version import __version__
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._version import __version__
 
 _EXPORTS = {
     "SymbolSlice": "engine.symbols",
@@ -36,6 +38,10 @@ __all__ = ["__version__", *_EXPORTS]
 
 
 def __getattr__(name: str) -> object:
+    if name == "__version__":  # a hook's read never needs it: one module fewer per process
+        from ._version import __version__
+
+        return __version__
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'symbolpack' has no attribute {name!r}")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sys
 
-from .._version import __version__
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -308,6 +307,8 @@ def build_parser(only: str | None = None):
         description="symbolpack: symbol-level, never-stale code reads for LLM coding agents.",
         epilog="Run 'tldrs COMMAND --help' for a command's options. Docs: README.md and ARCHITECTURE.md.",
     )
+    from .._version import __version__
+
     parser.add_argument("--version", action="version", version=f"symbolpack {__version__}")
     parser.add_argument("--verbose", action="store_true",
                         help="log what symbolpack does on stderr (as SYMBOLPACK_LOG=debug)")
@@ -390,6 +391,8 @@ _BUILTIN_COMMANDS = {"structure", "extract", "search", "read", "session"}
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     if args_in in (["--version"], ["-V"]):  # hooks and health checks: skip building the parser
+        from .._version import __version__
+
         sys.stdout.write(f"symbolpack {__version__}\n")
         return 0
     _configure_logging("--verbose" in args_in[:1])
