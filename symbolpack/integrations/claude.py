@@ -34,8 +34,12 @@ the most recent answer covering it came from.
   are in its copy, so they never trip it. After a denied or failed edit (no
   PostToolUse followed its PreToolUse) the next read of that file goes to the
   native tool.
-* `claude-session-start` (SessionStart, `compact|clear`): the agent lost its
-  context; every file's copy is dropped so the next reads are plain.
+* `claude-session-start` (SessionStart, `compact|clear|resume`): the agent lost
+  its context, or may have (a resume is also how a rewind starts:
+  `--resume-session-at` keeps the session id and fires only `resume`, and the
+  context no longer holds the reads after that point); every file's copy is
+  dropped so the next reads are plain. A plain resume costs one full re-read per
+  file; answering only from what the transcript proves the context holds lifts it.
 
 Sessions: `claude-<session_id>`, plus `-<agent_id>` inside a subagent (subagents
 share the parent's session id, but not its context). Per-file hook state
@@ -72,6 +76,9 @@ POST_EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 # the native tool shows these as images/pages/cells, not numbered text lines
 NATIVE_ONLY_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".pdf", ".ipynb")
 STATE_KEY = "claude"
+# SessionStart sources after which the context may no longer hold earlier reads: a
+# rewind (`--resume-session-at`, `/rewind`) fires `resume` with the same session id
+DROP_SOURCES = ("compact", "clear", "resume")
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,60}")
 
 PREAMBLE = ("symbolpack answered this Read from your session's record of the file. This is the file's "
@@ -473,11 +480,12 @@ def _blind_warning(rel: str, blind) -> str:
 
 
 def session_start(payload: Any, after: list) -> HookOutput | None:
-    """SessionStart(compact|clear): the agent lost its context; forget what it saw."""
+    """SessionStart(compact|clear|resume): the agent lost its context, or may have (a
+    rewind is a resume); forget what it saw."""
     if not isinstance(payload, dict):
         return None
     source = payload.get("source")
-    if source is not None and source not in ("compact", "clear"):
+    if source is not None and source not in DROP_SOURCES:
         return None
     session_id = session_id_for(payload)
     if session_id is None:

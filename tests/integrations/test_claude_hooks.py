@@ -425,14 +425,26 @@ def test_compaction_drops_every_copy(repo):
     agent.read("app.py")
     agent.read("big.txt")
     assert agent.pre_edit("big.txt", old_string="row 2300\n", new_string="x\n") is not None  # hook state too
-    assert agent.session_start("resume") is None
-    assert agent.read("app.py") is not None  # resume keeps the context, and the copies
+    assert agent.session_start("startup") is None
+    assert agent.read("app.py") is not None  # a new process on the same context keeps the copies
     out = agent.session_start("compact")
     assert out is not None and out["hookEventName"] == "SessionStart"
     doc = session_doc(repo, agent)
     assert doc["files"] == {} and claude.STATE_KEY not in doc and "symbols" not in doc
     assert agent.read("app.py") is None  # full again
     assert agent.session_start("clear") is not None
+
+
+def test_a_resume_drops_every_copy_because_a_rewind_is_a_resume(repo):
+    """`claude --resume SID --resume-session-at UUID` keeps the session id, fires only
+    SessionStart(resume), and the reads after that message are gone from the context:
+    an [UNCHANGED] answer then would lean on content the model no longer has."""
+    agent = Agent(repo)
+    assert agent.read("app.py") is None  # first read: native
+    assert "[UNCHANGED]" in agent.read("app.py")["permissionDecisionReason"]
+    out = agent.session_start("resume")
+    assert out is not None and "dropped" in out["additionalContext"]
+    assert agent.read("app.py") is None  # native and full again, never [UNCHANGED]
 
 
 # --------------------------------------------------------------------------- never break a tool call

@@ -118,9 +118,21 @@ def test_claude_hooks_merge_with_existing_ones(home, repo):
         ("PreToolUse", "Read", "tldrs hook claude-pre-read"),
         ("PreToolUse", "Edit|MultiEdit|Write", "tldrs hook claude-pre-edit"),
         ("PostToolUse", "Edit|Write|MultiEdit|NotebookEdit", "tldrs hook claude-post-edit"),
-        ("SessionStart", "compact|clear", "tldrs hook claude-session-start"),
+        ("SessionStart", "compact|clear|resume", "tldrs hook claude-session-start"),
     }
     assert path.read_text().startswith('{\n    "permissions"')  # the file's own indent
+
+
+def test_reinstall_replaces_an_earlier_versions_session_start_matcher(home, repo):
+    """Installs made before rewinds were handled matched `compact|clear`; installing
+    again leaves exactly one SessionStart entry of ours, on `compact|clear|resume`."""
+    path = target("claude", repo, False)
+    path.parent.mkdir()
+    path.write_text(json.dumps({"hooks": {"SessionStart": [{"matcher": "compact|clear", "hooks": [
+        {"type": "command", "command": "tldrs hook claude-session-start", "timeout": 30}]}]}}, indent=2) + "\n")
+    run(inst.install, "claude", repo)
+    starts = json.loads(path.read_text())["hooks"]["SessionStart"]
+    assert [g["matcher"] for g in starts] == ["compact|clear|resume"]
 
 
 def test_hook_names_agree_everywhere():
