@@ -131,6 +131,10 @@ def responses(tmp_path_factory) -> dict[str, list[dict]]:
     modes.append(read("notes.txt")["mode"])
     modes.append(read(".env")["mode"])
     out["modes"] = [{"seen": m} for m in modes]
+    # answers kept by id, read against the answers a host says are present (v2)
+    first = read("tests/test_cart.py", "--answer-id", "call-1", "--present", "", session="s3")
+    read("tests/test_cart.py", "--answer-id", "call-2", "--present", first["answer_id"], session="s3")
+    read("tests/test_cart.py", "--answer-id", "call-3", session="s3")
 
     bad = tldrs(root, "read", "missing.py", "--session-id", "s1", "--format", "json", check=False)
     add("error", as_json(bad))
@@ -213,6 +217,9 @@ def test_the_responses_exercise_the_optional_parts(responses):
     assert any(u["status"] == "unresolved" for p in responses["context"] for u in p["unresolved"])
     kinds = {s["kind"] for r in responses["read"] for s in r.get("segments", [])}
     assert kinds == {"shown", "elided", "unchanged"}
+    v2 = [r for r in responses["read"] if r["v"] == 2]
+    assert [r["answer_id"] for r in v2] == ["call-1", "call-2", "call-3"]
+    assert v2[1]["leans_on"] == ["call-1"] and "leans_on" not in v2[2]
     events = {h["hookSpecificOutput"]["hookEventName"] for h in responses["hook-output"]}
     assert events == {"PreToolUse", "PostToolUse", "SessionStart"}
 

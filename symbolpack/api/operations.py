@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..base.protocol import SessionStatus
     from ..reads.read import ReadOutcome
     from ..base.settings import Settings
+    from ..reads.answers import Folded
     from ..state.store import Store
     from ..engine.symbols import SymbolSlice
 
@@ -179,8 +180,17 @@ def read_file(
     policy: ReadPolicy = ReadPolicy(),
     record: bool = True,
     confirm: bool = True,
+    answer_id: str | None = None,
+    present: Sequence[str] | None = None,
 ) -> ReadResult:
     """Answer one read for *session_id* and update the agent's copy.
+
+    *present*: the ids of the answers still in the model's context, in the order
+    the host holds them (`reads/answers.py`). The answer is then computed against
+    exactly what those answers gave the model, whatever else this session was
+    told; the response (protocol v2) names its `answer_id` (*answer_id*, the
+    host's id for this call, else a new one) and the answers it `leans_on`. An
+    *answer_id* alone records the answer under that id without a present set.
 
     With *confirm* (in-process callers, for whom returning is delivering) the answer
     is committed at once; front ends that write the answer somewhere pass
@@ -223,8 +233,15 @@ def read_file(
             loaded[sha] = None if data is None else split_text_lines(data.decode("utf-8", "surrogateescape"))
         return loaded[sha]
 
+    folded = None
     with store.session(session_id) as session:
-        copy = session.copy(source.rel)
+        if present is not None:
+            from ..reads.answers import fold, in_fold_order
+
+            folded = fold(in_fold_order(present, store.answers(source.rel)), load)
+            copy = folded.copy
+        else:
+            copy = session.copy(source.rel)
         current.know_full_tokens(session.full_tokens(source.rel, source.sha256))
         told = tuple(mode for mode in ("skeleton", "delta") if session.shown(mode))
         if told:
@@ -256,6 +273,8 @@ def read_file(
         if current.counted_full_tokens is not None:  # an unchanged re-read need not count them again
             session.remember_full_tokens(source.rel, source.sha256, current.counted_full_tokens)
         response = outcome.response
+        if answer_id is not None or present is not None:
+            response = _keep_answer(store, source, response, answer_id, folded)
         session.record_read(response["mode"], response["tokens"], response["full_tokens"] or 0)
         for item in outcome.drill_ins:
             session.record_drill_in({"path": source.rel, **item})
@@ -268,6 +287,25 @@ def read_file(
     if confirm:
         result.commit()
     return result
+
+
+def _keep_answer(store: Store, source: Source, response: dict, answer_id: str | None,
+                 folded: Folded | None) -> dict:
+    """Record the answer's effect under its id; the response says so (v2)."""
+    import time
+
+    from ..reads.answers import effect_of, new_answer_id
+
+    ident = answer_id or new_answer_id()
+    effect = effect_of(response, ident, time.time_ns())
+    if effect is not None:
+        if effect.sha:
+            store.put_object(source.data, effect.sha)
+        store.add_answer(source.rel, effect)
+    out = {**response, "v": 2, "answer_id": ident}
+    if folded is not None:
+        out["leans_on"] = folded.leaned_on(effect) if effect is not None else []
+    return out
 
 
 def _decide(request: ReadRequest, current: Current, copy: AgentCopy, load: Callable[[str], list[str] | None],
@@ -312,12 +350,19 @@ def refresh(ws: Workspace, path: str | os.PathLike[str], session_id: str, offset
         copy = session.copy(source.rel)
         if scope is None:
             session.set_copy(source.rel, AgentCopy(copy.length if copy.length is not None else 0))
+            first = last = None
         else:
             # the lines the agent says it lost, even past the file's end now: its copy
             # may be of a longer version
             first = offset or 1
             last = first + limit - 1 if limit is not None else max(copy.extent(), scope[1])
             session.set_copy(source.rel, copy.forgotten(first, last))
+        if ws.store.has_answers(source.rel):  # answers kept by id forget those lines too, from now on
+            import time
+
+            from ..reads.answers import forget_effect, new_answer_id
+
+            ws.store.add_answer(source.rel, forget_effect(new_answer_id(), first, last, time.time_ns()))
     what = "the whole file" if scope is None else f"lines {scope[0]}-{scope[1]}"
     return f"{source.rel}: the next read of {what} will be a full read"
 

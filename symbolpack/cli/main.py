@@ -155,8 +155,10 @@ def cmd_read(args) -> int:
         raise _user_error("--elide-min-lines must be at least 1")
     policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
     try:
+        present = None if args.present is None else [i for i in args.present.split(",") if i.strip()]
         result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit, symbol=args.symbol,
-                           force_full=args.full, policy=policy, confirm=False)
+                           force_full=args.full, policy=policy, confirm=False, answer_id=args.answer_id,
+                           present=present)
         if args.format == "json":
             _emit_json(result.response)
         else:
@@ -180,6 +182,11 @@ _READ_OPTIONS = (
     (("--elide-min-lines",), "elide_min_lines", int, 3, "N",
      "in skeletons, hide no run shorter than N lines (default 3)"),
     (("--format",), "format", ("text", "json"), "text", None, "text (default) or the protocol's JSON"),
+    (("--answer-id",), "answer_id", str, None, "ID",
+     "keep this answer under ID (a host's tool-call id), for later --present sets"),
+    (("--present",), "present", str, None, "IDS",
+     "comma-separated ids of the answers still in the model's context, oldest first: answer against "
+     "exactly what they gave it ('' for none)"),
 )
 _READ_FLAGS = ((("--full", "--no-compress"), "full", "plain full read: no skeleton, no delta"),)
 

@@ -34,7 +34,9 @@ of the latest answer for the file, i.e. when some answer claimed it for these ve
 bytes. Lines the agent still holds from an older version of a file that changed
 since -- outside a later range -- are kept (a later answer may rightly call them
 unchanged, and is then checked) but are not themselves a failure: no answer
-claimed them current. One `ReadOracle` models one session (one conversation).
+claimed them current. One `ReadOracle` models one session (one conversation); `ReadOracle.replay`
+models a conversation a host rewound, forked, compacted or cleared: the answers
+still in its context, in order.
 """
 
 from __future__ import annotations
@@ -141,6 +143,18 @@ class ReadOracle:
     def __init__(self) -> None:
         self._copies: dict[str, _Copy] = {}
 
+    @classmethod
+    def replay(cls, answers: Iterable[Mapping[str, Any]]) -> ReadOracle:
+        """The copies a model holds after exactly *answers*, in order: what a host's
+        context still carries after a rewind, a fork, a compaction or cleared tool
+        results. Each answer is read as the model reads it; what it leaned on that is
+        not among *answers* gives the model nothing. Their own problems were judged
+        when they were given, so they are not reported here."""
+        oracle = cls()
+        for answer in answers:
+            oracle.apply(answer)
+        return oracle
+
     # -- queries -------------------------------------------------------------
 
     def view(self, path: str) -> AgentView | None:
@@ -240,8 +254,10 @@ class ReadOracle:
         if not isinstance(path, str) or not path:
             return [f"response (mode {mode!r}) has no path"]
         problems: list[str] = []
-        if response.get("v") != 1:
-            problems.append(f"{path}: protocol version {response.get('v')!r}, expected 1")
+        if response.get("v") not in (1, 2):
+            problems.append(f"{path}: protocol version {response.get('v')!r}, expected 1 or 2")
+        elif response.get("v") == 2 and not (isinstance(response.get("answer_id"), str) and response["answer_id"]):
+            problems.append(f"{path}: a v2 answer without an answer_id")
         if response.get("deleted") is True or mode == "deleted":
             self.forget(path)
             return problems

@@ -10,6 +10,10 @@ Layout under the state dir (`<repo>/.symbolpack/`, `$SYMBOLPACK_DIR`, or
     objects/ab/cdef...       file versions the agent was shown, by sha256
     objects/ab/cdef....names the symbol names a parse of that version found (so a
                              re-read names removed symbols without parsing the old one)
+    answers/ab/cdef....jsonl one file's answers by id, as effects on the copy
+                             (`reads/answers.py`), for hosts that say which
+                             answers are still in the model's context; shared by
+                             every session of the project (a fork carries ids)
 
 Why files and not a database: a record is small (a copy is a few runs of
 version hashes; contents live in `objects/`), it must be readable and
@@ -44,11 +48,14 @@ if TYPE_CHECKING:
     from typing import Iterable
 
     from ..base.settings import Settings
+    from ..reads.answers import Effect
 
 OBJECT_GC_GRACE_SECONDS = 15 * 60
 COMMIT_MARKER_TTL_SECONDS = 24 * 3600
 QUARANTINE_TTL_SECONDS = 7 * 24 * 3600
 AUTO_GC_INTERVAL_SECONDS = 6 * 3600
+MAX_ANSWERS_PER_FILE = 400  # kept when a file's answer log is compacted
+MAX_ANSWER_LOG_BYTES = 1 << 20  # compacted past this size
 
 
 class StoreLimits:
@@ -234,6 +241,14 @@ class Store:
             if _older_than(leftover, now, QUARANTINE_TTL_SECONDS if ".bad-" in os.path.basename(leftover)
                            else OBJECT_GC_GRACE_SECONDS):
                 unlink(leftover)
+        answers_dir = os.path.join(self.dir, "answers")
+        for prefix in _listdir(answers_dir):
+            for name in _listdir(os.path.join(answers_dir, prefix)):
+                log = os.path.join(answers_dir, prefix, name)
+                if _older_than(log, now, self.limits.ttl_seconds):
+                    unlink(log)
+                elif name.endswith(".jsonl"):
+                    referenced.update(e.sha for e in _read_answers(log) if e.sha)
         for name in _listdir(self.commits_dir):
             marker = os.path.join(self.commits_dir, name)
             if _older_than(marker, now, COMMIT_MARKER_TTL_SECONDS):
@@ -288,6 +303,44 @@ class Store:
         if head != f"{parser_version} {sha256_hex(body)}".encode():
             return None
         return set(body.decode("utf-8", "surrogateescape").split("\n")) - {""}
+
+    # -- answers (effects on a file's copy, by answer id)
+    def _answer_log(self, rel: str) -> str:
+        key = sha256_hex(rel.encode("utf-8", "surrogateescape"))
+        return os.path.join(self.dir, "answers", key[:2], key[2:] + ".jsonl")
+
+    def add_answer(self, rel: str, effect: Effect) -> None:
+        """Keep *effect* (one answer about *rel*) under its id. The log keeps the
+        newest MAX_ANSWERS_PER_FILE: an answer that fell out counts for nothing,
+        which costs a re-read, never a wrong line."""
+        import json
+
+        path = self._answer_log(rel)
+        ensure_private_dir(os.path.dirname(path))
+        line = (json.dumps(effect.to_json(), separators=(",", ":")) + "\n").encode()
+        with _Lock(path + ".lock"):
+            try:
+                size = os.stat(path).st_size
+            except FileNotFoundError:
+                size = 0
+            if size > MAX_ANSWER_LOG_BYTES:
+                kept = _read_answers(path)[-MAX_ANSWERS_PER_FILE:]
+                body = b"".join((json.dumps(e.to_json(), separators=(",", ":")) + "\n").encode() for e in kept)
+                atomic_write(path, body + line, 0o600, durable=False)
+                return
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+
+    def has_answers(self, rel: str) -> bool:
+        return os.path.exists(self._answer_log(rel))
+
+    def answers(self, rel: str) -> list[Effect]:
+        """The effects kept for *rel*, oldest first (damaged lines are skipped: an
+        answer not found counts for nothing)."""
+        return _read_answers(self._answer_log(rel))
 
     def get_object(self, sha: str) -> bytes | None:
         try:
@@ -351,6 +404,26 @@ class _Lock:
 
     def __exit__(self, *exc) -> None:
         os.close(self.fd)  # closing releases the lock
+
+
+def _read_answers(path: str) -> list[Effect]:
+    import json
+
+    from ..reads.answers import Effect
+
+    try:
+        raw = read_bytes(path)
+    except OSError:
+        return []
+    out = []
+    for line in raw.split(b"\n"):
+        if not line:
+            continue
+        try:
+            out.append(Effect.from_json(json.loads(line)))
+        except ValueError:  # json's errors are ValueErrors too
+            continue
+    return out
 
 
 def _listdir(path: str) -> list[str]:

@@ -1,0 +1,273 @@
+"""Answers as effects on the agent's copy, and the copy as the fold of the answers a
+host proves are in the model's context. Pure.
+
+A conversation does not only grow: a host rewinds it, forks it, compacts it or
+clears old tool results, and the model then holds only what the answers still in
+its context gave it. So besides the copy kept in conversation order
+(`agentcopy.AgentCopy`, the default), every answer that changes a copy is kept as
+an *effect*: what it did to each line of its scope, in terms that do not depend on
+what came before it:
+
+* `show`  the line is in the answer's text, verbatim, at version `sha`;
+* `hide`  the answer says the line is elided (a body the model does not have);
+* `keep`  the answer says the line is what the model held at line `from` (an
+          `[UNCHANGED]` marker or stub, an `unchanged` segment, the lines a
+          unified diff leaves out, shifted by its hunks);
+* `gap`   the line is no longer known (a refresh).
+
+`fold(effects, load)` replays an ordered set of effects from nothing. A `keep`
+carries the earlier belief only where the model held a line there and its text
+is the text the answer vouched for; anywhere else (the answer it leaned on is not
+in the context, or said something else) the line is unknown. So an answer whose
+base is absent counts for nothing beyond what its own text shows, and a copy
+built this way never holds a line the context does not prove. Each line keeps
+the id of the answer that last set it (`Folded.source`), which is what a new
+answer `leans_on`.
+
+Refreshes (`always=True`) forget lines whatever is in the context; they apply at
+their place in time (`seq`) among the answers folded.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .agentcopy import AgentCopy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Mapping, Sequence
+
+SHOW, HIDE, KEEP, GAP = "show", "hide", "keep", "gap"
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$")
+
+
+class Effect:
+    """One answer's effect on one file's copy. `ops`: (start, end, kind, arg) runs,
+    sorted and disjoint (arg: the symbol of a `hide`, the first line a `keep`
+    carries from); lines of no op keep what they were. `length`: the file's length
+    for an answer about the whole file (lines past it are dropped), else None.
+    `seq` orders answers in time; `always`: applies whether or not it is present."""
+
+    __slots__ = ("id", "sha", "length", "ops", "seq", "always")
+
+    def __init__(self, id: str, sha: str | None, length: int | None, ops: Sequence[tuple], seq: int = 0,
+                 always: bool = False) -> None:
+        self.id = id
+        self.sha = sha
+        self.length = length
+        self.ops = tuple(tuple(op) for op in ops)
+        self.seq = seq
+        self.always = always
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Effect) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return f"Effect({self.to_json()!r})"
+
+    def keeps(self) -> list[tuple[int, int, int]]:
+        """(start, end, from) of the lines this answer vouches for as already held."""
+        return [(a, b, arg) for a, b, kind, arg in self.ops if kind == KEEP]
+
+    def to_json(self) -> dict:
+        out: dict = {"id": self.id, "sha": self.sha, "length": self.length, "ops": [list(op) for op in self.ops],
+                     "seq": self.seq}
+        if self.always:
+            out["always"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, raw: object) -> Effect:
+        """Decode and validate; ValueError when the stored value does not fit."""
+        if not isinstance(raw, dict):
+            raise ValueError("effect is not an object")
+        ident, sha, length, ops, seq = (raw.get(k) for k in ("id", "sha", "length", "ops", "seq"))
+        if not isinstance(ident, str) or not ident or (sha is not None and not isinstance(sha, str)):
+            raise ValueError("bad effect id or version")
+        if length is not None and not (type(length) is int and length >= 0):
+            raise ValueError("bad effect length")
+        if type(seq) is not int or not isinstance(ops, list):
+            raise ValueError("bad effect seq or ops")
+        last = 0
+        checked = []
+        for op in ops:
+            if not (isinstance(op, list) and len(op) == 4 and type(op[0]) is int and type(op[1]) is int
+                    and last < op[0] <= op[1] and op[2] in (SHOW, HIDE, KEEP, GAP)):
+                raise ValueError("bad effect op")
+            if op[2] == KEEP and not (type(op[3]) is int and op[3] >= 1):
+                raise ValueError("bad keep op")
+            if op[2] == HIDE and not isinstance(op[3], str):
+                raise ValueError("bad hide op")
+            if op[2] in (SHOW, HIDE) and sha is None:
+                raise ValueError("a shown line needs a version")
+            last = op[1]
+            checked.append(tuple(op))
+        return cls(ident, sha, length, checked, seq, raw.get("always") is True)
+
+
+class Folded:
+    """A fold's result: the copy, and per line the id of the answer that set it."""
+
+    __slots__ = ("copy", "source")
+
+    def __init__(self, copy: AgentCopy, source: Sequence[str | None]) -> None:
+        self.copy = copy
+        self.source = source  # index 1..: answer id, or None for a gap
+
+    def leaned_on(self, effect: Effect) -> list[str]:
+        """The answers whose lines *effect* vouches for (its `keep` runs), in first-use order."""
+        seen: dict[str, None] = {}
+        for a, b, start in effect.keeps():
+            for n in range(start, start + b - a + 1):
+                if n < len(self.source) and self.source[n] is not None:
+                    seen.setdefault(self.source[n], None)  # type: ignore[arg-type]
+        return list(seen)
+
+
+# --------------------------------------------------------------------------- effects of responses
+
+def effect_of(response: Mapping, answer_id: str, seq: int = 0) -> Effect | None:
+    """The effect of a read response (PROTOCOL.md) on its file's copy; None for an
+    answer that shows nothing of the file (passthrough, error)."""
+    mode = response.get("mode")
+    total, sha, scope = response.get("total_lines"), response.get("sha256"), response.get("scope")
+    if mode not in ("full", "skeleton", "range", "delta", "unchanged", "diff") or type(total) is not int:
+        return None
+    start, end = (1, total) if scope is None else (scope["start"], scope["end"])
+    length = total if scope is None else None
+    if mode == "unchanged":
+        ops: list[tuple] = [(start, end, KEEP, start)] if end >= start else []
+    elif mode == "diff":
+        ops = _diff_ops(str(response.get("text", "")), total)
+    else:
+        ops = []
+        for seg in response.get("segments") or ():
+            kind = seg["kind"]
+            if kind == "shown":
+                ops.append((seg["start"], seg["end"], SHOW, None))
+            elif kind == "elided":
+                ops.append((seg["start"], seg["end"], HIDE, seg.get("symbol") or ""))
+            else:
+                ops.append((seg["start"], seg["end"], KEEP, seg["from"]))
+    return Effect(answer_id, sha, length, _merged(ops), seq)
+
+
+def forget_effect(answer_id: str, start: int | None, end: int | None, seq: int) -> Effect:
+    """A refresh: lines start..end (None: the whole file, stored as length 0) are
+    unknown from then on."""
+    if start is None or end is None:
+        return Effect(answer_id, None, 0, (), seq, always=True)
+    return Effect(answer_id, None, None, ((start, end, GAP, None),), seq, always=True)
+
+
+def _diff_ops(text: str, total: int) -> list[tuple]:
+    """A unified diff's effect: the new side of every hunk is shown; the lines between
+    hunks are the copy's, shifted by the hunks before them."""
+    ops: list[tuple] = []
+    new_next = old_next = 1
+    for line in text.split("\n"):
+        m = _HUNK.match(line)
+        if m is None:
+            continue
+        a, b = int(m.group(1)), int(m.group(2) or 1)
+        c, d = int(m.group(3)), int(m.group(4) or 1)
+        old_start = a if b else a + 1
+        new_start = c if d else c + 1
+        if new_start > new_next:
+            ops.append((new_next, new_start - 1, KEEP, old_next))
+        if d:
+            ops.append((new_start, new_start + d - 1, SHOW, None))
+        new_next, old_next = new_start + d, old_start + b
+    if new_next <= total:
+        ops.append((new_next, total, KEEP, old_next))
+    return ops
+
+
+def _merged(ops: Iterable[tuple]) -> list[tuple]:
+    """Adjacent runs of one kind that continue each other become one."""
+    out: list[list] = []
+    for a, b, kind, arg in ops:
+        if b < a:
+            continue
+        if out:
+            pa, pb, pkind, parg = out[-1]
+            if pkind == kind and pb + 1 == a and (parg == arg if kind != KEEP else parg + (pb - pa + 1) == arg):
+                out[-1][1] = b
+                continue
+        out.append([a, b, kind, arg])
+    return [tuple(op) for op in out]
+
+
+# --------------------------------------------------------------------------- the fold
+
+def new_answer_id() -> str:
+    """An id for an answer whose host gave it none."""
+    import os
+
+    return "sp-" + os.urandom(9).hex()
+
+
+def in_fold_order(present: Sequence[str], recorded: Sequence[Effect]) -> list[Effect]:
+    """The recorded effects of the answers in *present* (in that order: the host's),
+    with every `always` effect placed before the first present answer that came
+    after it in time."""
+    by_id = {e.id: e for e in recorded if not e.always}
+    chosen = [by_id[i] for i in dict.fromkeys(present) if i in by_id]
+    forgets = sorted((e for e in recorded if e.always), key=lambda e: e.seq)
+    out: list[Effect] = []
+    k = 0
+    for effect in chosen:
+        while k < len(forgets) and forgets[k].seq < effect.seq:
+            out.append(forgets[k])
+            k += 1
+        out.append(effect)
+    out.extend(forgets[k:])
+    return out
+
+
+def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None]) -> Folded:
+    """The copy the model holds after exactly *effects*, in order, from nothing."""
+    cells: list = [None]  # index 1..: (sha, hidden) or None
+    source: list = [None]
+    length: int | None = None
+    texts: dict[str, Sequence[str] | None] = {}
+
+    def text(sha: str, n: int) -> str | None:
+        if sha not in texts:
+            texts[sha] = load(sha)
+        version = texts[sha]
+        return version[n - 1] if version is not None and 1 <= n <= len(version) else None
+
+    for effect in effects:
+        if effect.always and effect.length == 0:  # the whole file forgotten
+            cells, source, length = [None], [None], None
+            continue
+        top = max(len(cells) - 1, effect.ops[-1][1] if effect.ops else 0)
+        new_cells = cells + [None] * (top + 1 - len(cells))
+        new_source = source + [None] * (top + 1 - len(source))
+        for a, b, kind, arg in effect.ops:
+            for n in range(a, b + 1):
+                if kind == SHOW:
+                    new_cells[n], new_source[n] = (effect.sha, None), effect.id
+                elif kind == HIDE:
+                    new_cells[n], new_source[n] = (effect.sha, arg), effect.id
+                elif kind == GAP:
+                    new_cells[n], new_source[n] = None, None
+                else:
+                    m = arg + (n - a)
+                    held = cells[m] if m < len(cells) else None
+                    if (held is not None and effect.sha is not None
+                            and (held[0] == effect.sha and m == n or text(held[0], m) == text(effect.sha, n)
+                                 and text(effect.sha, n) is not None)):
+                        new_cells[n], new_source[n] = (effect.sha, held[1]), source[m]
+                    else:
+                        new_cells[n], new_source[n] = None, None
+        if effect.length is not None:
+            del new_cells[effect.length + 1:]
+            del new_source[effect.length + 1:]
+            length = effect.length
+        cells, source = new_cells, new_source
+    if not any(cells):  # nothing held: what a first read finds (a skeleton where one applies)
+        return Folded(AgentCopy(), [None])
+    return Folded(AgentCopy.from_cells(length, cells), source)
