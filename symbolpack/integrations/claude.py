@@ -297,6 +297,9 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
         if store is None:
             return None  # no record can be kept: the native tool answers every read
         rel = _rel(os.path.realpath(req.path), str(ws.root))
+        present = _present_answers(req, store, rel)
+        if present is not None:
+            return _pre_read_present(req, ws, store, rel, offset, limit, present, after)
         with store.session(req.session_id, write=False) as session:
             state = _state(session, rel, create=False)
             fresh = session.copy(rel).empty or bool(state.get("fresh")) or "pending" in state
@@ -332,6 +335,101 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
         return None  # a plain read: let the native tool show it (and track it)
     footer = FOOTER.format(path=_shell_quote(req.path), sid=req.session_id)
     return _pre_tool("deny", f"{PREAMBLE}\n{response['text']}\n{footer}")
+
+
+# --------------------------------------------------------------------------- answers the transcript proves
+
+DENY_PREFIX = "PreToolUse:Read hook error: "  # how Claude Code stores a denied Read's reason
+
+
+def _present_answers(req: HookRequest, store, rel: str) -> list[str] | None:
+    """The ids of the answers about *rel* the model holds now, in context order, as the
+    session's transcript proves them (`claude_transcript`); None when it cannot (no
+    transcript or tool-use id in the payload, or the call never shows up in it): the
+    session's conversation-order copy answers then."""
+    tool_use_id = req.payload.get("tool_use_id")
+    if not isinstance(tool_use_id, str) or not tool_use_id:
+        return None
+    from .claude_transcript import present_for, present_results, transcript_for
+
+    path = transcript_for(req.payload)
+    if path is None:
+        return None
+    cache = os.path.join(store.dir, "claude", sha256_hex(path.encode("utf-8", "surrogateescape"))[:32] + ".pickle")
+    found = present_for(path, cache, tool_use_id)
+    if found is None:
+        return None
+    known = {e.id: e for e in store.answers(rel)}
+    real = os.path.realpath(req.path)
+    present = []
+    for kind, item in present_results(*found):
+        if kind == "result":
+            ident, digest, is_error, cleared = item
+            effect = known.get(ident)
+            if effect is None or cleared:
+                continue  # not ours, or Claude cleared it
+            if effect.digest is not None and effect.digest != digest:
+                continue  # the record says something else than the answer we gave
+            if effect.digest is None and is_error:
+                continue  # a native read that failed showed nothing
+            present.append(ident)
+        elif os.path.realpath(item[1]) == real:  # a file Claude re-attached after compacting
+            if item[0] not in known:
+                _record_attached(store, rel, *item)
+            present.append(item[0])
+    return present
+
+
+def _record_attached(store, rel: str, uuid: str, _path: str, content: str, start: int) -> None:
+    """A file Claude re-attached (read from disk, shown whole) is an answer of its own."""
+    import time
+
+    from ..engine.sources import split_text_lines
+    from ..reads.answers import shown_effect
+
+    data = content.encode("utf-8", "surrogateescape")
+    sha = store.put_object(data)
+    count = len(split_text_lines(content))
+    store.add_answer(rel, shown_effect(uuid, sha, start, start + count - 1, count if start == 1 else None,
+                                       time.time_ns()))
+
+
+def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, present: list[str],
+                      after: list) -> HookOutput | None:
+    """PreToolUse(Read) against exactly the answers the model holds. A plain answer is
+    the native tool's (it runs, and its result, found by id, is the proof); a marker, a
+    delta or a diff is a deny whose stored reason is the proof."""
+    from ..api.operations import read_file
+    from ..reads.read import ReadPolicy
+
+    tool_use_id = req.payload["tool_use_id"]
+    with store.session(req.session_id, write=False) as session:
+        fresh = bool(_state(session, rel, create=False))  # after a refused or failed edit: native
+    result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit, force_full=fresh,
+                       policy=ReadPolicy(skeleton_max_share=0.0), confirm=False, answer_id=tool_use_id,
+                       present=present)
+    after.append(result.commit)
+    if fresh:
+        with store.session(req.session_id) as session:
+            _forget_state(session, rel)
+    response = result.response
+    mode = response["mode"]
+    if mode == "unchanged":
+        reason = f"{response['text']} {UNCHANGED_NOTE}"
+    elif mode in ("delta", "diff"):
+        reason = f"{PREAMBLE}\n{response['text']}"
+    else:
+        return None  # a plain read: the native tool shows it
+    import time
+
+    from ..reads.answers import effect_of
+    from .claude_transcript import digest
+
+    effect = effect_of(response, tool_use_id, time.time_ns())
+    if effect is not None:  # the same answer, with what the transcript will say of it
+        effect.digest = digest(DENY_PREFIX + reason)
+        store.add_answer(response["path"], effect)
+    return _pre_tool("deny", reason)
 
 
 def _shell_quote(text: str) -> str:

@@ -47,18 +47,21 @@ class Effect:
     sorted and disjoint (arg: the symbol of a `hide`, the first line a `keep`
     carries from); lines of no op keep what they were. `length`: the file's length
     for an answer about the whole file (lines past it are dropped), else None.
-    `seq` orders answers in time; `always`: applies whether or not it is present."""
+    `seq` orders answers in time; `always`: applies whether or not it is present.
+    `digest`: what the host stores as this answer's content, where it can be checked
+    (a host proves an answer present only if its record still says that)."""
 
-    __slots__ = ("id", "sha", "length", "ops", "seq", "always")
+    __slots__ = ("id", "sha", "length", "ops", "seq", "always", "digest")
 
     def __init__(self, id: str, sha: str | None, length: int | None, ops: Sequence[tuple], seq: int = 0,
-                 always: bool = False) -> None:
+                 always: bool = False, digest: str | None = None) -> None:
         self.id = id
         self.sha = sha
         self.length = length
         self.ops = tuple(tuple(op) for op in ops)
         self.seq = seq
         self.always = always
+        self.digest = digest
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Effect) and self.to_json() == other.to_json()
@@ -75,6 +78,8 @@ class Effect:
                      "seq": self.seq}
         if self.always:
             out["always"] = True
+        if self.digest is not None:
+            out["digest"] = self.digest
         return out
 
     @classmethod
@@ -103,7 +108,9 @@ class Effect:
                 raise ValueError("a shown line needs a version")
             last = op[1]
             checked.append(tuple(op))
-        return cls(ident, sha, length, checked, seq, raw.get("always") is True)
+        digest = raw.get("digest")
+        return cls(ident, sha, length, checked, seq, raw.get("always") is True,
+                   digest if isinstance(digest, str) else None)
 
 
 class Folded:
@@ -151,6 +158,12 @@ def effect_of(response: Mapping, answer_id: str, seq: int = 0) -> Effect | None:
             else:
                 ops.append((seg["start"], seg["end"], KEEP, seg["from"]))
     return Effect(answer_id, sha, length, _merged(ops), seq)
+
+
+def shown_effect(answer_id: str, sha: str, start: int, end: int, length: int | None, seq: int) -> Effect:
+    """An answer that showed lines start..end of version *sha* verbatim (a host's own
+    display of the file: a native read, a file it re-attached)."""
+    return Effect(answer_id, sha, length, ((start, end, SHOW, None),) if end >= start else (), seq)
 
 
 def forget_effect(answer_id: str, start: int | None, end: int | None, seq: int) -> Effect:
