@@ -250,10 +250,12 @@ def _native_read_args(path: str, offset, limit):
     return native_scope(_count_lines(data), offset, limit)
 
 
-def record_native_read(store, session, source, offset, limit) -> str | None:
+def record_native_read(store, session, source, offset, limit, answer_id: str | None = None) -> str | None:
     """Write into the copy exactly what Claude's native Read shows for these arguments
     (its scope, plainly, in full), pending on a new intent; returns the intent (None
-    when nothing is shown). The caller commits it once its hook output is out."""
+    when nothing is shown). The caller commits it once its hook output is out. With
+    *answer_id* (the call's tool_use_id) the display is also kept as an answer by id,
+    so a later read that the transcript proves things for finds it."""
     from ..engine.sources import split_text_lines
     from ..reads.views import numbered_tokens
 
@@ -275,6 +277,13 @@ def record_native_read(store, session, source, offset, limit) -> str | None:
     new_copy = new_copy.cleared(*pending).with_pending(intent, *pending)
     store.put_object(source.data, source.sha256)
     session.set_copy(source.rel, new_copy)
+    if answer_id is not None:
+        import time
+
+        from ..reads.answers import shown_effect
+
+        store.add_answer(source.rel, shown_effect(answer_id, source.sha256, start, end,
+                                                  total if first is None else None, time.time_ns()))
     tokens = numbered_tokens(lines, start, end) if total else 0
     session.record_read("full" if first is None else "range", tokens, tokens)
     return intent
@@ -313,7 +322,7 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
                 return None
             with store.session(req.session_id) as session:
                 intent = record_native_read(store, session, source, req.tool_input.get("offset"),
-                                            req.tool_input.get("limit"))
+                                            req.tool_input.get("limit"), _tool_use_id(req))
                 _forget_state(session, source.rel)  # the native read makes the copy current again
             if intent:
                 after.append(lambda: store.commit(intent))
@@ -323,18 +332,21 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
 
         # no skeletons here: the native tool shows plain text, and so do we
         result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit,
-                           policy=ReadPolicy(skeleton_max_share=0.0), confirm=False)
+                           policy=ReadPolicy(skeleton_max_share=0.0), confirm=False, answer_id=_tool_use_id(req))
+        after.append(result.commit)  # a plain answer is what the native tool shows: it is delivered too
+        response = result.response
+        mode = response["mode"]
+        if mode == "unchanged":
+            reason = f"{response['text']} {UNCHANGED_NOTE}"
+        elif mode in ("delta", "diff"):
+            footer = FOOTER.format(path=_shell_quote(req.path), sid=req.session_id)
+            reason = f"{PREAMBLE}\n{response['text']}\n{footer}"
+        else:
+            return None  # a plain read: let the native tool show it (and track it)
+        _keep_digest(store, response, reason)
+        return _pre_tool("deny", reason)
     finally:
         ws.close()
-    after.append(result.commit)  # a plain answer is what the native tool shows: it is delivered too
-    response = result.response
-    mode = response["mode"]
-    if mode == "unchanged":
-        return _pre_tool("deny", f"{response['text']} {UNCHANGED_NOTE}")
-    if mode not in ("delta", "diff"):
-        return None  # a plain read: let the native tool show it (and track it)
-    footer = FOOTER.format(path=_shell_quote(req.path), sid=req.session_id)
-    return _pre_tool("deny", f"{PREAMBLE}\n{response['text']}\n{footer}")
 
 
 # --------------------------------------------------------------------------- answers the transcript proves
@@ -420,16 +432,28 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
         reason = f"{PREAMBLE}\n{response['text']}"
     else:
         return None  # a plain read: the native tool shows it
+    _keep_digest(store, response, reason)
+    return _pre_tool("deny", reason)
+
+
+def _tool_use_id(req: HookRequest) -> str | None:
+    ident = req.payload.get("tool_use_id")
+    return ident if isinstance(ident, str) and ident else None
+
+
+def _keep_digest(store, response: dict, reason: str) -> None:
+    """A denied Read's answer, kept again with what the transcript will say of it (the
+    later entry of an id wins): a result that says anything else does not count."""
     import time
 
     from ..reads.answers import effect_of
     from .claude_transcript import digest
 
-    effect = effect_of(response, tool_use_id, time.time_ns())
-    if effect is not None:  # the same answer, with what the transcript will say of it
+    ident = response.get("answer_id")
+    effect = effect_of(response, ident, time.time_ns()) if ident else None
+    if effect is not None:
         effect.digest = digest(DENY_PREFIX + reason)
         store.add_answer(response["path"], effect)
-    return _pre_tool("deny", reason)
 
 
 def _shell_quote(text: str) -> str:
@@ -595,11 +619,18 @@ def session_start(payload: Any, after: list) -> HookOutput | None:
             session.data.pop(STATE_KEY, None)
     finally:
         ws.close()
-    if not had:
-        return None
+    if not had or _has_transcript(payload):
+        return None  # with a transcript, reads answer from what it proves: nothing to tell the model
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext":
             "symbolpack: your earlier copies of files were dropped with the context; the next Read of each "
             "file shows it in full."}}
+
+
+def _has_transcript(payload: dict) -> bool:
+    from .claude_transcript import transcript_for
+
+    path = transcript_for(payload)
+    return path is not None and os.path.isfile(path)
 
 
 HOOKS = {
