@@ -28,26 +28,15 @@ if TYPE_CHECKING:
 from .agentcopy import AgentCopy
 from ..base.errors import UsageError
 from ..base.tokens import count_tokens
-from .views import (
-    Segment,
-    UnifiedDiff,
-    known_mask,
-    known_ranges,
-    numbered_text,
-    numbered_tokens,
-    render_delta,
-    render_segments,
-    shell_word,
-    unchanged_marker,
-    unified_diff,
-)
 
 if TYPE_CHECKING:
     from ..engine.symbols import SymbolSlice
+    from .views import Segment, UnifiedDiff
 
 # Values here are namedtuples, not dataclasses: this module is on the hook's
 # unchanged-re-read path, where dataclass creation alone costs ~10 ms per process.
-# Line alignment (linediff) is imported only by the rules that compare versions.
+# Line alignment (linediff) and rendering (views, ~0.4 ms) are imported only by the
+# rules that use them: an unchanged re-read needs neither.
 
 FULL = "full"
 
@@ -93,6 +82,8 @@ class Current:
         """Tokens of a plain full read (counted once per read; it is the yardstick of
         every rule)."""
         if self._full_tokens is None:
+            from .views import numbered_tokens
+
             self._full_tokens = numbered_tokens(self.lines, 1, len(self.lines))
         return self._full_tokens
 
@@ -231,6 +222,8 @@ def _response(request: ReadRequest, current: Current, mode: str, text: str, scop
 
 
 def _plain(request, current, scope, copy: AgentCopy, fallback: str | None = None) -> ReadOutcome:
+    from .views import Segment, numbered_text
+
     total = len(current.lines)
     start, end = scope if scope else (1, total)
     text = numbered_text(current.lines, start, end)
@@ -284,6 +277,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
     full_tokens = current.full_tokens()
     candidates: list[ReadOutcome] = []
     from ..base.linediff import opcodes
+    from .views import unified_diff
 
     ops = opcodes(old[1:], lines)  # the copy aligned with the file, once for the diff and the delta
     if diff_possible:
@@ -305,6 +299,8 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
 
 
 def _first_read(request, current, copy, policy, load) -> ReadOutcome:
+    from .views import render_segments, shell_word
+
     plain = _plain(request, current, None, copy)
     full_tokens = plain.response["full_tokens"]
     if full_tokens < policy.small_file_tokens:
@@ -367,6 +363,8 @@ def _fold_held(segments, held: Sequence[bool]) -> list[Segment]:
     """A skeleton's segments with runs the agent already holds marked `unchanged`: an
     elided body it holds stays in its copy (a later drill-in is `[UNCHANGED]`), and
     shown lines it holds cost one marker."""
+    from .views import Segment
+
     out: list[Segment] = []
     for seg in segments:
         n = seg.start
@@ -391,6 +389,8 @@ def _fold_held(segments, held: Sequence[bool]) -> list[Segment]:
 
 def _copy_after(copy: AgentCopy, current: Current, segments) -> AgentCopy:
     """The copy after a whole-file answer drawn as *segments*."""
+    from .views import known_mask, known_ranges
+
     total = len(current.lines)
     known = known_mask(total, known_ranges(segments))
     hidden = [(s.start, s.end, s.symbol or "") for s in segments if s.kind == "elided"]
@@ -398,6 +398,8 @@ def _copy_after(copy: AgentCopy, current: Current, segments) -> AgentCopy:
 
 
 def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> ReadOutcome:
+    from .views import numbered_tokens
+
     start, end = scope
     if plain_only:
         return _plain(request, current, scope, copy, "forced")
@@ -415,6 +417,8 @@ def _range_with_held(request, current, scope, copy: AgentCopy, load) -> ReadOutc
     """A range the agent holds part of (a drill-in under a signature it was shown, a
     range across a skeleton): runs it holds as they are, where a marker costs less
     than the lines, are `unchanged`; the rest is shown. Plain when nothing folds."""
+    from .views import Segment, numbered_tokens, render_segments, unchanged_marker
+
     start, end = scope
     plain = _plain(request, current, scope, copy)
     if not copy.runs:
@@ -495,6 +499,8 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     is `unchanged` from there; a line identical to one the agent was only told is
     elided stays elided; everything else is shown. Returns the outcome and whether
     every change it names is inside bodies the agent never read."""
+    from .views import render_delta
+
     new = current.lines
     total = len(new)
     mapped, in_gaps = _align(old, new, ops)
@@ -618,6 +624,8 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
     """Status per line (S shown, U unchanged, H elided before and still, E elided
     with a change inside) -> segments. U and H segments keep their source line: a
     run of them that moved together is drawn as one marker (`render_delta`)."""
+    from .views import Segment
+
     total = len(status) - 1
 
     def moves_with(a: int, b: int) -> bool:  # line b continues line a's run in the copy
