@@ -65,8 +65,8 @@ import re
 import sys
 
 from ..base.workspace import repo_root_dir, sha256_hex
-from .edits import (DIFFERS, GAP, KNOWN, apply_edit, carry_edit, copy_from_cells, copy_marks,  # noqa: F401
-                    edits_of, ends_with_newline, guard_verdict, int_arg, loader, qualnames, replay)
+from .edits import (DIFFERS, GAP, KNOWN, aligned_marks, apply_edit, carry_edit, copy_from_cells,  # noqa: F401
+                    copy_marks, edits_of, ends_with_newline, guard_verdict, int_arg, loader, qualnames, replay)
 from .edits import hidden_mark as _hidden_mark  # noqa: F401  (the marks are edits.py's; tests use this name)
 
 NATIVE_READ_CAP = 2000  # lines the native Read tool shows without a limit
@@ -486,16 +486,21 @@ def pre_edit(payload: Any, after: list) -> HookOutput | None:
                 return None  # never read through symbolpack: Claude's own rule applies
             lines = split_text_lines(source.text)
             total = len(lines)
-            texts, marks = copy_marks(copy, loader(store, source.sha256, lines), total)
-            for n in range(1, total + 1):
-                if marks[n] == KNOWN and texts[n] != lines[n - 1]:
-                    marks[n] = DIFFERS
-            marks = marks[1:]
+            texts, marks = copy_marks(copy, loader(store, source.sha256, lines), max(copy.extent(), total))
+            if req.tool == "Write":  # it replaces every line: judged line by line, where the agent holds them
+                marks = marks[1:total + 1]
+                for n, mark in enumerate(marks):
+                    if mark == KNOWN and texts[n + 1] != lines[n]:
+                        marks[n] = DIFFERS
+            else:  # the text it replaces, wherever it now is: lines that only moved are not stale
+                marks = aligned_marks(texts, marks, lines)
             if len(marks) < len(source.text.split("\n")):
                 marks.append(KNOWN)  # the empty piece after a final newline
             verdict = guard_verdict(req.tool, req.tool_input, source.text, marks)
             if verdict is None and req.tool == "Write" and copy.length is not None and copy.length != total:
                 verdict = ("changed", min(copy.length, total) + 1, max(copy.length, total))
+            if verdict is not None and verdict[0] == "unseen" and req.tool != "Write":
+                verdict = None  # Claude Code allows it (the text may come from grep); post-edit tells the agent
             state = _state(session, source.rel)
             if verdict is None:
                 state["pending"] = source.sha256

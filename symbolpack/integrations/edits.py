@@ -177,6 +177,26 @@ def _gap_line(n: int) -> str:
     return f"\0{n}\0"
 
 
+def aligned_marks(texts, marks, lines) -> list:
+    """Per line of the file now (0-based), what the agent holds there, matched by text
+    (`linediff`), not by line number: a line that only moved (a line inserted above it
+    on disk) is still KNOWN; a line whose counterpart the agent holds with other text
+    is DIFFERS; hidden lines keep their hidden mark; lines the agent never had are GAP.
+    *texts*, *marks*: `copy_marks` of the copy (index 1..)."""
+    from ..base.linediff import opcodes
+
+    belief = [texts[n] if marks[n] == KNOWN else object() for n in range(1, len(texts))]
+    out: list = [GAP] * len(lines)
+    for tag, i1, i2, j1, j2 in opcodes(belief, lines):
+        if tag == "equal":
+            out[j1:j2] = [KNOWN] * (j2 - j1)
+        elif tag == "replace":
+            for k in range(j2 - j1):
+                mark = marks[i1 + 1 + k] if i1 + k < i2 else GAP
+                out[j1 + k] = DIFFERS if mark == KNOWN else mark
+    return out
+
+
 def copy_marks(copy, load, upto: int):
     """(texts, marks) per line 1..upto of *copy*: a pending (undelivered) or unknown
     line is a GAP, a hidden one its hidden mark, the rest KNOWN."""
