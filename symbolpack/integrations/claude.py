@@ -480,13 +480,20 @@ def pre_edit(payload: Any, after: list) -> HookOutput | None:
         store = ws.store_or_none()
         if store is None:
             return None
+        lines = split_text_lines(source.text)
+        load = loader(store, source.sha256, lines)
+        present = _present_answers(req, store, source.rel)
         with store.session(req.session_id) as session:
-            copy = session.copy(source.rel)
+            if present is not None:  # what the transcript proves the model holds (a rewind, a fork, ...)
+                from ..reads.answers import fold, in_fold_order
+
+                copy = fold(in_fold_order(present, store.answers(source.rel)), load).copy
+            else:
+                copy = session.copy(source.rel)
             if copy.empty:
                 return None  # never read through symbolpack: Claude's own rule applies
-            lines = split_text_lines(source.text)
             total = len(lines)
-            texts, marks = copy_marks(copy, loader(store, source.sha256, lines), max(copy.extent(), total))
+            texts, marks = copy_marks(copy, load, max(copy.extent(), total))
             if req.tool == "Write":  # it replaces every line: judged line by line, where the agent holds them
                 marks = marks[1:total + 1]
                 for n, mark in enumerate(marks):

@@ -130,6 +130,18 @@ def scenario(proj: Path) -> dict[str, list]:
             [read(app)],                                   # re-read after its own edit
             [read(app, offset=20, limit=10)],              # a range
             [read(app), read(notes)],                      # two reads in one message
+            [{"type": "tool_use", "name": "Bash", "id": "toolu_bash2",  # every line moves down one
+              "input": {"command": f"sed -i '1i # ledger' {app}", "description": "insert a line"}}],
+            [{"type": "tool_use", "name": "Edit", "id": "toolu_edit2",  # unchanged text that only moved
+              "input": {"file_path": app, "old_string": "    return acc1\n", "new_string": "    return acc1 * 2\n"}}],
+            [{"type": "tool_use", "name": "Bash", "id": "toolu_bash3",  # acc3's line changes; its old text
+              "input": {"command": f"sed -i -e 's/acc3 += value \\* 6/acc3 += value * 60/' "  # lands on acc4's
+                                   f"-e 's/acc4 += value \\* 7/acc3 += value * 6/' {app}",
+                        "description": "change two lines"}}],
+            [{"type": "tool_use", "name": "Edit", "id": "toolu_edit3",  # a genuinely stale edit
+              "input": {"file_path": app, "old_string": "    acc3 += value * 6\n",
+                        "new_string": "    acc3 += value * 600\n"}}],
+            [read(app)],                                   # re-read after the refusal: native and full
             [{"type": "text", "text": "done"}],
         ],
         "after-rewind": [[read(app)], [read(app)], [{"type": "text", "text": "done"}]],
@@ -248,9 +260,14 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         v0 = APP
         v1 = APP.replace("value * 5", "value * 50")
         v2 = v1.replace("    return acc6\n", "    return acc6 + 1\n")
-        versions = {app: [v0, v1, v2], str(lab.proj / "notes.txt"): [NOTES]}
+        v3 = "# ledger\n" + v2
+        v4 = v3.replace("    return acc1\n", "    return acc1 * 2\n")
+        v5 = v4.replace("acc3 += value * 6", "acc3 += value * 60").replace("acc4 += value * 7", "acc3 += value * 6")
+        versions = {app: [v0, v1, v2, v3, v4, v5], str(lab.proj / "notes.txt"): [NOTES]}
         requests = [(r["label"], r["body"]) for r in lab.server.requests("main")]
-        assert judge(requests, versions, {"toolu_bash1": 1, "toolu_edit1": 2}) == []
+        changes = {"toolu_bash1": 1, "toolu_edit1": 2, "toolu_bash2": 3, "toolu_edit2": 4, "toolu_bash3": 5}
+        assert judge(requests, versions, changes) == []
+        assert (lab.proj / "app.py").read_text() == v5  # the stale edit was not applied
 
         def results(label: str, lab_: Lab) -> list[tuple[str, dict, str]]:
             last = lab_.requests(label)[-1]
@@ -267,9 +284,13 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         assert "[UNCHANGED]" in forked[-1][2], "a fork's context holds the file: no full re-read"
         compacted = results("after-compact", lab)
         assert "[UNCHANGED]" in compacted[-1][2], "the re-attached file is in the context: no full re-read"
-        edit = [r for m in lab.requests("work")[-1]["messages"] if isinstance(m.get("content"), list)
-                for r in m["content"] if r.get("type") == "tool_result" and r.get("tool_use_id") == "toolu_edit1"]
-        assert edit and not edit[0].get("is_error"), ("the model's own edit was refused", edit)
+        outcome = {r["tool_use_id"]: r for m in lab.requests("work")[-1]["messages"]
+                   if isinstance(m.get("content"), list) for r in m["content"] if r.get("type") == "tool_result"}
+        assert not outcome["toolu_edit1"].get("is_error"), "the model's own edit was refused"
+        assert not outcome["toolu_edit2"].get("is_error"), ("an edit of lines that only moved was refused",
+                                                           outcome["toolu_edit2"])
+        assert outcome["toolu_edit3"].get("is_error") and "changed on disk" in str(outcome["toolu_edit3"]["content"])
+        assert not is_answer(work[-1][2]) and "acc3 += value * 60" in work[-1][2]  # native after the refusal
 
         def tokens(lab_: Lab) -> int:
             return sum(count_tokens(t) for label in ("work", "after-rewind", "in-fork", "after-compact")
