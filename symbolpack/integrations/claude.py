@@ -343,6 +343,8 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
             reason = f"{PREAMBLE}\n{response['text']}\n{footer}"
         else:
             return None  # a plain read: let the native tool show it (and track it)
+        if _costs_more(reason, response):
+            return None
         _keep_digest(store, response, reason)
         return _pre_tool("deny", reason)
     finally:
@@ -432,8 +434,19 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
         reason = f"{PREAMBLE}\n{response['text']}"
     else:
         return None  # a plain read: the native tool shows it
+    if _costs_more(reason, response):
+        return None
     _keep_digest(store, response, reason)
     return _pre_tool("deny", reason)
+
+
+def _costs_more(reason: str, response: dict) -> bool:
+    """Would the deny (the answer and its note) cost the model more than the native
+    tool showing the lines (a one-line range, say)? Then the native tool answers."""
+    from ..base.tokens import count_tokens
+
+    full = response.get("full_tokens")
+    return isinstance(full, int) and count_tokens(reason) >= full
 
 
 def _tool_use_id(req: HookRequest) -> str | None:

@@ -579,3 +579,13 @@ def test_apply_edit_follows_the_native_rules():
     assert claude.apply_edit("a b a", "a", "c", True) == "c b c"
     assert claude.apply_edit("", "", "new") == "new"
     assert claude.apply_edit("x", "q", "y") is None
+
+
+def test_a_one_line_range_is_never_answered_with_a_marker_that_costs_more(repo):
+    """`[UNCHANGED] app.py:5-5` plus its note costs more than line 5 itself: the
+    native tool shows the line."""
+    agent = Agent(repo)
+    agent.read("app.py")
+    assert agent.read("app.py", offset=5, limit=1) is None
+    many = agent.read("app.py", offset=5, limit=40)
+    assert "[UNCHANGED]" in reason(many)  # a longer range still gets the marker
