@@ -208,6 +208,14 @@ def read_file(
         raise
     if source.passthrough:
         return ReadResult(_passthrough(source))
+    home = _home_of(ws, source)
+    if home is not None:  # a file outside this project (through a symlink): kept where a direct read keeps it
+        other = Workspace(home)
+        try:
+            return read_file(other, source.path, session_id, offset, limit, symbol, force_full, policy, record,
+                             confirm, answer_id, present)
+        finally:
+            other.close()
 
     lines = split_text_lines(source.text)
     current = Current(source.sha256, lines, lambda: ws.symbols_of(source.rel, source.data), source.diffable)
@@ -289,6 +297,16 @@ def read_file(
     return result
 
 
+def _home_of(ws: Workspace, source: Source) -> str | None:
+    """The project a file outside *ws* belongs to, when it is another one: its answers
+    and copies are kept there, whichever path reached it (a symlink inside *ws* and
+    the file's own path show the same absolute name, so they must be one copy)."""
+    if not os.path.isabs(source.rel):
+        return None
+    home = project_root_dir(os.path.dirname(source.path))
+    return None if home == ws.root_dir else home
+
+
 def _keep_answer(store: Store, source: Source, response: dict, answer_id: str | None,
                  folded: Folded | None) -> dict:
     """Record the answer's effect under its id; the response says so (v2)."""
@@ -344,6 +362,13 @@ def refresh(ws: Workspace, path: str | os.PathLike[str], session_id: str, offset
     source = load_source(target, ws.root_dir, ws.settings.sensitive)
     if source.passthrough:
         return f"{source.rel}: not tracked ({source.passthrough})"
+    home = _home_of(ws, source)
+    if home is not None:
+        other = Workspace(home)
+        try:
+            return refresh(other, source.path, session_id, offset, limit)
+        finally:
+            other.close()
     lines = split_text_lines(source.text)
     scope = resolve_scope(len(lines), offset, limit)  # ReadError: a UsageError
     with ws.store.session(session_id) as session:

@@ -238,3 +238,29 @@ def test_refresh_of_a_range_removes_those_lines_whatever_read_gave_them(repo):
     assert again["mode"] == "range" and "line 3 of a longer" in again["text"]
     assert read_json(repo, "long.txt", "--offset", "3", "--limit", "15")["mode"] == "unchanged"
     assert read_json(repo, "long.txt")["mode"] == "unchanged"
+
+
+def test_a_file_outside_the_repository_is_one_copy_whichever_path_reaches_it(tmp_path, make_repo):
+    """Through a symlink inside the repository and by its own path, answers show the
+    same absolute name: one copy. Before, each path had its own store, and after a
+    change shown through one path and a revert, the other said [UNCHANGED] for a line
+    the model last saw changed."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "shared.txt"
+    original = "".join(f"row {i}\n" for i in range(60))
+    target.write_text(original)
+    root = make_repo({"a.txt": "a\n"})
+    (root / "link.txt").symlink_to(target)
+    env = {"XDG_STATE_HOME": str(tmp_path / "xdg")}
+    first = json.loads(tldrs(root, "read", "link.txt", "--session-id", "s", "--format", "json", env=env,
+                             check=True).stdout)
+    assert first["path"] == str(target)
+    target.write_text(original.replace("row 40\n", "row forty\n"))
+    direct = json.loads(tldrs(outside, "read", str(target), "--session-id", "s", "--format", "json", env=env,
+                              check=True).stdout)
+    assert direct["path"] == str(target) and direct["mode"] in ("diff", "delta") and "row forty" in direct["text"]
+    target.write_text(original)  # reverted
+    again = json.loads(tldrs(root, "read", "link.txt", "--session-id", "s", "--format", "json", env=env,
+                             check=True).stdout)
+    assert again["mode"] != "unchanged" and "row 40" in again["text"]
