@@ -234,7 +234,26 @@ class _ContextOutput(TypedDict):
     additionalContext: str
 
 
+class _ReadFile(TypedDict):
+    filePath: str
+    content: str
+    numLines: int
+    startLine: int
+    totalLines: int
+
+
+class _ReadOutput(TypedDict):
+    type: Literal["text"]
+    file: _ReadFile
+
+
+class _ReplacedReadOutput(TypedDict):
+    hookEventName: Literal["PostToolUse"]
+    updatedToolOutput: _ReadOutput
+    additionalContext: str
+
+
 class HookOutput(TypedDict):
     """A hook's stdout (nothing at all when it has no decision)."""
 
-    hookSpecificOutput: Union[_PreToolUseOutput, _ContextOutput]
+    hookSpecificOutput: Union[_PreToolUseOutput, _ContextOutput, _ReplacedReadOutput]

@@ -419,15 +419,20 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
     tool_use_id = req.payload["tool_use_id"]
     with store.session(req.session_id, write=False) as session:
         fresh = bool(_state(session, rel, create=False))  # after a refused or failed edit: native
+    whole = offset is None and limit is None
+    # a skeleton only for a whole-file read, delivered by claude-post-read in place of the native output
+    policy = ReadPolicy() if whole and not fresh else ReadPolicy(skeleton_max_share=0.0)
     result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit, force_full=fresh,
-                       policy=ReadPolicy(skeleton_max_share=0.0), confirm=False, answer_id=tool_use_id,
-                       present=present)
+                       policy=policy, confirm=False, answer_id=tool_use_id, present=present)
     after.append(result.commit)
     if fresh:
         with store.session(req.session_id) as session:
             _forget_state(session, rel)
     response = result.response
     mode = response["mode"]
+    if mode == "skeleton":
+        _stash_skeleton(store, tool_use_id, req.path, response)
+        return None  # the native tool runs (Claude's read state is set); its output is replaced after
     if mode == "unchanged":
         reason = f"{response['text']} {UNCHANGED_NOTE}"
     elif mode in ("delta", "diff"):
@@ -438,6 +443,80 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
         return None
     _keep_digest(store, response, reason)
     return _pre_tool("deny", reason)
+
+
+# --------------------------------------------------------------------------- skeleton first reads
+
+SKELETON_NOTE = ("[SKELETON] {path}: {total} lines. Lines 1-{head} above are the file as it is; below, the "
+                 "rest with long bodies elided. \"... A-B elided\" hides lines A-B: Read offset=A limit=N shows "
+                 "them. This is the file's content for you, not an error.")
+_MARKER = re.compile(r"^(\s*\.\.\. (\d+)-(\d+) [^:\n]*): [^\n]*$", re.M)
+
+
+def _stash_path(store, tool_use_id: str) -> str:
+    return os.path.join(store.dir, "claude", "post", sha256_hex(tool_use_id.encode())[:32] + ".json")
+
+
+def _stash_skeleton(store, tool_use_id: str, path: str, response: dict) -> None:
+    """What claude-post-read puts in place of the native Read's output: the skeleton's
+    first shown run as the Read result itself (Claude numbers it from line 1, which
+    is exact), the rest, markers included, as the hook's additional context (its
+    lines keep their own numbers; markers name the Read tool's offset/limit)."""
+    from ..base.workspace import atomic_write, ensure_private_dir
+
+    segments = response.get("segments") or []
+    if not segments or segments[0]["kind"] != "shown" or segments[0]["start"] != 1:
+        return  # nothing exact to put first: the native output stands (it shows more than recorded)
+    head = segments[0]["end"]
+    rows = response["text"].split("\n")[1:]  # the skeleton's own header goes: Claude's note replaces it
+    shown, rest = rows[:head], rows[head:]
+    content = "\n".join(row.split("\t", 1)[1] for row in shown)
+    body = _MARKER.sub(lambda m: f"{m.group(1)}: Read offset={m.group(2)} "
+                                 f"limit={int(m.group(3)) - int(m.group(2)) + 1}", "\n".join(rest))
+    note = SKELETON_NOTE.format(path=response["path"], total=response["total_lines"], head=head)
+    stash = {"file_path": path, "content": content, "head": head, "total": response["total_lines"],
+             "sha256": response["sha256"], "context": note + "\n" + body}
+    target = _stash_path(store, tool_use_id)
+    ensure_private_dir(os.path.dirname(target))
+    atomic_write(target, json.dumps(stash).encode(), 0o600, durable=False)
+
+
+def post_read(payload: Any, after: list) -> HookOutput | None:
+    """PostToolUse(Read): put the skeleton claude-pre-read planned in place of the
+    native output (only when the native tool read the whole file symbolpack planned
+    for: same bytes, every line)."""
+    req = parse_request(payload, READ_TOOLS)
+    ident = payload.get("tool_use_id") if isinstance(payload, dict) else None
+    if req is None or not isinstance(ident, str):
+        return None
+    ws = _workspace(req.root)
+    try:
+        store = ws.store_or_none()
+        if store is None:
+            return None
+        target = _stash_path(store, ident)
+        try:
+            with open(target, "rb") as fh:
+                stash = json.loads(fh.read())
+            os.unlink(target)
+        except (OSError, ValueError):
+            return None
+        response = payload.get("tool_response")
+        file = response.get("file") if isinstance(response, dict) else None
+        try:
+            with open(req.path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        if not isinstance(file, dict) or file.get("startLine") != 1 or sha256_hex(data) != stash["sha256"]:
+            return None  # not the read that was planned: the native output stands
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {
+            "type": "text", "file": {"filePath": file.get("filePath", req.path), "content": stash["content"],
+                                     "numLines": stash["head"], "startLine": 1,
+                                     "totalLines": file.get("totalLines", stash["total"])}},
+            "additionalContext": stash["context"]}}
+    finally:
+        ws.close()
 
 
 def _costs_more(reason: str, response: dict) -> bool:
@@ -662,6 +741,7 @@ HOOKS = {
     "claude-pre-read": pre_read,
     "claude-pre-edit": pre_edit,
     "claude-post-edit": post_edit,
+    "claude-post-read": post_read,
     "claude-session-start": session_start,
 }
 

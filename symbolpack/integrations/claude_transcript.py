@@ -251,8 +251,11 @@ def present_for(path: str, cache_path: str, tool_use_id: str,
     transcript = load(cache_path)
     deadline = time.monotonic() + wait
     while True:
-        if not transcript.update(path):
-            return None
+        if not transcript.update(path):  # a new session's file is created a moment after its first hook runs
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(POLL_INTERVAL)
+            continue
         leaf = transcript.owner.get(tool_use_id)
         if leaf is not None:
             save(cache_path, transcript)

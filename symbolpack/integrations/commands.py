@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 AGENTS = ("claude", "codex", "gemini", "chibi")
-HOOK_NAMES = ("claude-pre-read", "claude-pre-edit", "claude-post-edit", "claude-session-start")
+HOOK_NAMES = ("claude-pre-read", "claude-post-read", "claude-pre-edit", "claude-post-edit", "claude-session-start")
 
 
 def cmd_mcp(args) -> int:

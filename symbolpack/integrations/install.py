@@ -49,6 +49,7 @@ CLAUDE_HOOKS = (  # (event, matcher, hook name)
     ("PreToolUse", "Read", "claude-pre-read"),
     ("PreToolUse", "Edit|MultiEdit|Write", "claude-pre-edit"),
     ("PostToolUse", "Edit|Write|MultiEdit|NotebookEdit", "claude-post-edit"),
+    ("PostToolUse", "Read", "claude-post-read"),
     ("SessionStart", "compact|clear|resume", "claude-session-start"),
 )
 _OUR_HOOK = re.compile(r"\bhook\s+(claude-[a-z-]+)\s*$|symbolpack\.integrations\.claude\s+(claude-)?[a-z-]+\s*$")

@@ -36,7 +36,7 @@ import fake_anthropic
 from symbolpack.base.tokens import count_tokens
 
 HOOK_ERROR = "PreToolUse:Read hook error: "
-REMINDER = re.compile(r"\n*<system-reminder>.*?</system-reminder>", re.S)
+REMINDER = re.compile(r"\n*<system-reminder>\n(?!PostToolUse:Read hook additional context:).*?</system-reminder>", re.S)
 
 
 def module_text() -> str:
@@ -134,6 +134,7 @@ def scenario(proj: Path) -> dict[str, list]:
               "input": {"command": f"sed -i '1i # ledger' {app}", "description": "insert a line"}}],
             [{"type": "tool_use", "name": "Edit", "id": "toolu_edit2",  # unchanged text that only moved
               "input": {"file_path": app, "old_string": "    return acc1\n", "new_string": "    return acc1 * 2\n"}}],
+            [read(app, offset=57, limit=31)],             # a drill-in: rule3 and rule4, before editing there
             [{"type": "tool_use", "name": "Bash", "id": "toolu_bash3",  # acc3's line changes; its old text
               "input": {"command": f"sed -i -e 's/acc3 += value \\* 6/acc3 += value * 60/' "  # lands on acc4's
                                    f"-e 's/acc4 += value \\* 7/acc3 += value * 6/' {app}",
@@ -203,11 +204,12 @@ def read_results(body: dict) -> list[tuple[str, dict, str]]:
 
 
 def native_lines(text: str) -> dict[int, str]:
-    """Claude's `N<TAB>line` rows (a last empty row loses its TAB where Claude trims the
-    result before appending a reminder)."""
+    """The numbered rows of a display: Claude's `N<TAB>line` (a last empty row loses its
+    TAB where Claude trims the result before appending a reminder) and symbolpack's
+    right-aligned `     N<TAB>line` in a skeleton's additional context."""
     lines = {}
     for row in text.split("\n"):
-        m = re.match(r"^(\d+)(?:\t(.*))?$", row, re.S)
+        m = re.match(r"^ *(\d+)(?:\t(.*))?$", row, re.S)
         if m:
             lines[int(m.group(1))] = m.group(2) or ""
     return lines
@@ -220,11 +222,15 @@ def is_answer(text: str) -> bool:
 def judge(requests: list[tuple[str, dict]], versions: dict[str, list[str]], changes: dict[str, int]) -> list[str]:
     """Rules 1 and 2 on every (run label, request body). *versions*: each file's texts in
     the order they existed; *changes*: the tool calls after whose result a file moved to
-    its next version (the run "work" starts at the first; every later run finds the last)."""
+    its next version (the run "work" starts at the first; every later run finds the last).
+    What the model holds of a file: the numbered rows of its latest whole-file display
+    (a native read, a skeleton: Claude's `N<TAB>` rows and the hook's own in its
+    additional context; elided lines are not held), updated by range displays; after a
+    delta or a diff of symbolpack's the file is not checked again until the next display."""
     problems = []
     for n, (label, body) in enumerate(requests):
         now = {path: texts[0] if label == "work" else texts[-1] for path, texts in versions.items()}
-        seen: dict[str, list] = {}  # path -> displays in context order: ("native", text) or ("answer", text)
+        held: dict[str, dict[int, str] | None] = {}  # None: patched by an answer this judge does not replay
         for ident, args, text in context_items(body):
             if args is None:
                 if ident in changes and label == "work":
@@ -233,19 +239,27 @@ def judge(requests: list[tuple[str, dict]], versions: dict[str, list[str]], chan
                 continue
             path = args["file_path"]
             if not is_answer(text):
-                shown = native_lines(text)
-                seen.setdefault(path, []).append(("native", "\n".join(shown[i] for i in sorted(shown))))
+                rows = native_lines(text)
+                if "offset" in args or "limit" in args:
+                    held[path] = {**(held.get(path) or {}), **rows} if held.get(path) is not None else None
+                else:
+                    held[path] = rows
                 continue
-            if not seen.get(path):
+            if path not in held:
                 problems.append(f"request {n} ({label}): {ident} answers {Path(path).name} with no display of it "
                                 f"in the context")
                 continue
-            if "[UNCHANGED]" in text.split("\n", 1)[0] and "offset" not in args:
-                last = next((d for d in reversed(seen[path]) if d[0] == "native" or "[UNCHANGED]" not in d[1]), None)
-                if last is not None and last[0] == "native" and last[1] != now[path]:
-                    problems.append(f"request {n} ({label}): {ident} says [UNCHANGED] over a display of "
-                                    f"{Path(path).name} that is not the file as it was then")
-            seen[path].append(("answer", text))
+            first = text[len(HOOK_ERROR):].split("\n", 1)[0]
+            if first.startswith("[UNCHANGED]") and "offset" not in args:
+                lines = now[path].split("\n")
+                rows = held[path]
+                if rows is not None:
+                    wrong = [k for k, t in rows.items() if k > len(lines) or lines[k - 1] != t]
+                    if wrong or not rows:
+                        problems.append(f"request {n} ({label}): {ident} says [UNCHANGED] while the model holds "
+                                        f"{Path(path).name} lines {wrong[:5]} with other text")
+            elif not first.startswith("[UNCHANGED]"):
+                held[path] = None  # a delta or a diff: not replayed here
     return problems
 
 
@@ -276,7 +290,9 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         work = results("work", lab)
         kinds = [("answer" if is_answer(t) else "native") for _, _, t in work]
         assert kinds[0] == "native" and "[UNCHANGED]" in work[1][2], kinds
-        assert is_answer(work[2][2]) and "acc2 += value * 50" in work[2][2]  # the outside change, as a delta
+        assert work[0][2].startswith("1\t") and "[SKELETON]" in work[0][2]  # first read: a skeleton, not an error
+        # the outside change is inside a body the skeleton elided: named, not shown
+        assert is_answer(work[2][2]) and "still elided): rule2" in work[2][2]
         rewound = results("after-rewind", lab)
         assert not is_answer(rewound[0][2]), "a rewind before the first read must not get [UNCHANGED]"
         assert "[UNCHANGED]" in rewound[1][2]

@@ -75,7 +75,9 @@ class Agent:
         self.agent_id = agent_id
 
     def _payload(self, event: str, tool: str, tool_input: dict, **extra) -> dict:
-        payload = {"session_id": self.session_id, "transcript_path": "/tmp/transcript.jsonl", "cwd": str(self.root),
+        # no transcript_path: these tests drive the conversation-order path (tests/integrations/
+        # test_claude_transcript.py drives the transcript-proven one)
+        payload = {"session_id": self.session_id, "cwd": str(self.root),
                    "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
                    "tool_input": tool_input, "tool_use_id": "toolu_01", **extra}
         if self.agent_id:
@@ -115,7 +117,7 @@ class Agent:
         return None, self.post_edit(rel, **args)
 
     def session_start(self, source: str) -> dict | None:
-        payload = {"session_id": self.session_id, "transcript_path": "/tmp/transcript.jsonl", "cwd": str(self.root),
+        payload = {"session_id": self.session_id, "cwd": str(self.root),
                    "hook_event_name": "SessionStart", "source": source}
         rc, out, err = run_hook("claude-session-start", payload, self.root)
         assert rc == 0, err

@@ -83,9 +83,22 @@ class Conversation:
         rc, out, err = run_hook("claude-pre-read", self.payload(ident, tool_input), self.root)
         assert rc == 0, err
         got = decision(out)
-        if got is None:
+        if got is None:  # the native tool runs, then claude-post-read may replace its output
             text = Path(tool_input["file_path"]).read_text()
-            self.result(ident, native_rendering(text))
+            lines = text.split("\n")
+            response = {"type": "text", "file": {"filePath": tool_input["file_path"], "content": text,
+                                                 "numLines": len(lines), "startLine": 1, "totalLines": len(lines)}}
+            post = {**self.payload(ident, tool_input), "hook_event_name": "PostToolUse", "tool_response": response}
+            rc, out, err = run_hook("claude-post-read", post, self.root)
+            assert rc == 0, err
+            replaced = json.loads(out)["hookSpecificOutput"] if out.strip() else None
+            if replaced is not None:
+                self.result(ident, native_rendering(replaced["updatedToolOutput"]["file"]["content"]))
+                self.write({"type": "attachment", "attachment": {"type": "hook_additional_context",
+                                                                 "content": [replaced["additionalContext"]],
+                                                                 "toolUseID": ident}})
+            else:
+                self.result(ident, native_rendering(text))
         else:
             self.result(ident, "PreToolUse:Read hook error: " + got["permissionDecisionReason"], is_error=True)
         return got
@@ -187,11 +200,11 @@ def test_two_reads_in_one_message_do_not_lean_on_each_other(convo):
     whole = {"file_path": str(convo.root / "app.py")}
     head = {"file_path": str(convo.root / "app.py"), "offset": 1, "limit": 5}
     a, b = convo.tool_uses(("Read", whole), ("Read", head))
-    (convo.root / "app.py").write_text(module().replace("total += 3\n", "total += 33\n", 1))  # line 5
+    (convo.root / "app.py").write_text(module().replace("def func0(total):", "def func0(total, z=1):", 1))  # line 1
     _, out_a, _ = run_hook("claude-pre-read", convo.payload(a, whole), convo.root)
-    assert "total += 33" in decision(out_a)["permissionDecisionReason"]
+    assert "z=1" in decision(out_a)["permissionDecisionReason"]
     _, out_b, _ = run_hook("claude-pre-read", convo.payload(b, head), convo.root)
-    assert decision(out_b) is None  # lines 1-5 natively, line 5 changed: never [UNCHANGED] on the sibling's word
+    assert decision(out_b) is None  # lines 1-5 natively, line 1 changed: never [UNCHANGED] on the sibling's word
 
 
 def clear_results(convo: Conversation, keep_last: int = 0) -> None:
@@ -228,7 +241,8 @@ def test_without_a_transcript_the_conversation_copy_answers(convo):
     """No transcript (or the call never shows up in it): the session's own copy,
     as before transcripts were read."""
     tool_input = {"file_path": str(convo.root / "app.py")}
-    payload = {**convo.payload("toolu_x", tool_input), "transcript_path": str(convo.dir / "missing.jsonl")}
+    payload = convo.payload("toolu_x", tool_input)
+    del payload["transcript_path"]
     rc, out, _ = run_hook("claude-pre-read", payload, convo.root)
     assert decision(out) is None
     rc, out, _ = run_hook("claude-pre-read", {**payload, "tool_use_id": "toolu_y"}, convo.root)

@@ -118,6 +118,7 @@ def test_claude_hooks_merge_with_existing_ones(home, repo):
         ("PreToolUse", "Read", "tldrs hook claude-pre-read"),
         ("PreToolUse", "Edit|MultiEdit|Write", "tldrs hook claude-pre-edit"),
         ("PostToolUse", "Edit|Write|MultiEdit|NotebookEdit", "tldrs hook claude-post-edit"),
+        ("PostToolUse", "Read", "tldrs hook claude-post-read"),
         ("SessionStart", "compact|clear|resume", "tldrs hook claude-session-start"),
     }
     assert path.read_text().startswith('{\n    "permissions"')  # the file's own indent
@@ -232,7 +233,7 @@ def test_commands_and_doctor_end_to_end(home, repo):
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     report = json.loads(doctor.stdout)
     project = next(t for t in report["targets"] if t["agent"] == "claude" and t["scope"] == "project")
-    assert len(project["installed"]) == 4
+    assert len(project["installed"]) == len(inst.CLAUDE_HOOKS) == 5
     assert report["hooks"] and all(h["ok"] for h in report["hooks"])
     text = cli("doctor")
     assert "answers" in text.stdout and "claude " in text.stdout
