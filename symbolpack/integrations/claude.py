@@ -354,6 +354,10 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
 # --------------------------------------------------------------------------- answers the transcript proves
 
 DENY_PREFIX = "PreToolUse:Read hook error: "  # how Claude Code stores a denied Read's reason
+# Claude Code 2.1.332 saves a hook's text longer than 10,000 characters to a file and
+# shows the model a 2 KB preview of it: an answer must fit, or the model would hold
+# less than symbolpack records. Longer answers are left to the native tool.
+HOOK_TEXT_LIMIT = 9_500
 
 
 def _present_answers(req: HookRequest, store, rel: str) -> list[str] | None:
@@ -474,6 +478,8 @@ def _stash_skeleton(store, tool_use_id: str, path: str, response: dict) -> None:
     body = _MARKER.sub(lambda m: f"{m.group(1)}: Read offset={m.group(2)} "
                                  f"limit={int(m.group(3)) - int(m.group(2)) + 1}", "\n".join(rest))
     note = SKELETON_NOTE.format(path=response["path"], total=response["total_lines"], head=head)
+    if len(note) + 1 + len(body) > HOOK_TEXT_LIMIT:
+        return  # Claude would show only a preview of it: the native output stands (it shows more than recorded)
     stash = {"file_path": path, "content": content, "head": head, "total": response["total_lines"],
              "sha256": response["sha256"], "context": note + "\n" + body}
     target = _stash_path(store, tool_use_id)
@@ -521,9 +527,12 @@ def post_read(payload: Any, after: list) -> HookOutput | None:
 
 def _costs_more(reason: str, response: dict) -> bool:
     """Would the deny (the answer and its note) cost the model more than the native
-    tool showing the lines (a one-line range, say)? Then the native tool answers."""
+    tool showing the lines (a one-line range, say), or not reach it whole (longer
+    than Claude shows a hook's text)? Then the native tool answers."""
     from ..base.tokens import count_tokens
 
+    if len(reason) > HOOK_TEXT_LIMIT:
+        return True  # Claude would show only a preview of it
     full = response.get("full_tokens")
     return isinstance(full, int) and count_tokens(reason) >= full
 

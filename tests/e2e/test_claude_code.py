@@ -111,8 +111,13 @@ class Lab:
         self.server.shutdown()
 
 
-def read(path: str, **args) -> dict:
-    return {"type": "tool_use", "name": "Read", "input": {"file_path": path, **args}, "id": f"toolu_{uuid.uuid4().hex[:20]}"}
+KINDS: dict[str, str] = {}  # tool_use id -> first | reread | range | drill
+
+
+def read(path: str, kind: str, **args) -> dict:
+    ident = f"toolu_{uuid.uuid4().hex[:20]}"
+    KINDS[ident] = kind
+    return {"type": "tool_use", "name": "Read", "input": {"file_path": path, **args}, "id": ident}
 
 
 def scenario(proj: Path) -> dict[str, list]:
@@ -120,21 +125,23 @@ def scenario(proj: Path) -> dict[str, list]:
     app, notes = str(proj / "app.py"), str(proj / "notes.txt")
     return {
         "work": [
-            [read(app)],                                   # first read
-            [read(app)],                                   # re-read, unchanged
+            [read(app, "first")],                          # first read
+            [read(app, "reread")],                         # re-read, unchanged
             [{"type": "tool_use", "name": "Bash", "id": "toolu_bash1",
               "input": {"command": f"sed -i 's/value \\* 5/value * 50/' {app}", "description": "outside change"}}],
-            [read(app)],                                   # re-read after an outside change
+            [read(app, "reread")],                         # re-read after an outside change
+            [read(app, "drill", offset=107, limit=15)],    # rule6's body, elided so far: before editing it
             [{"type": "tool_use", "name": "Edit", "id": "toolu_edit1",
               "input": {"file_path": app, "old_string": "    return acc6\n", "new_string": "    return acc6 + 1\n"}}],
-            [read(app)],                                   # re-read after its own edit
-            [read(app, offset=20, limit=10)],              # a range
-            [read(app), read(notes)],                      # two reads in one message
+            [read(app, "reread")],                         # re-read after its own edit
+            [read(app, "range", offset=20, limit=10)],     # a range
+            [read(app, "reread"), read(notes, "first")],   # two reads in one message
             [{"type": "tool_use", "name": "Bash", "id": "toolu_bash2",  # every line moves down one
               "input": {"command": f"sed -i '1i # ledger' {app}", "description": "insert a line"}}],
+            [read(app, "drill", offset=23, limit=15)],     # rule1's body, before editing it
             [{"type": "tool_use", "name": "Edit", "id": "toolu_edit2",  # unchanged text that only moved
               "input": {"file_path": app, "old_string": "    return acc1\n", "new_string": "    return acc1 * 2\n"}}],
-            [read(app, offset=57, limit=31)],             # a drill-in: rule3 and rule4, before editing there
+            [read(app, "drill", offset=57, limit=31)],     # rule3 and rule4, before editing there
             [{"type": "tool_use", "name": "Bash", "id": "toolu_bash3",  # acc3's line changes; its old text
               "input": {"command": f"sed -i -e 's/acc3 += value \\* 6/acc3 += value * 60/' "  # lands on acc4's
                                    f"-e 's/acc4 += value \\* 7/acc3 += value * 6/' {app}",
@@ -142,19 +149,29 @@ def scenario(proj: Path) -> dict[str, list]:
             [{"type": "tool_use", "name": "Edit", "id": "toolu_edit3",  # a genuinely stale edit
               "input": {"file_path": app, "old_string": "    acc3 += value * 6\n",
                         "new_string": "    acc3 += value * 600\n"}}],
-            [read(app)],                                   # re-read after the refusal: native and full
+            [read(app, "reread")],                         # re-read after the refusal: native and full
             [{"type": "text", "text": "done"}],
         ],
-        "after-rewind": [[read(app)], [read(app)], [{"type": "text", "text": "done"}]],
-        "in-fork": [[read(app)], [{"type": "text", "text": "done"}]],
-        "after-compact": [[read(app)], [{"type": "text", "text": "done"}]],
+        "after-rewind": [[read(app, "first")], [read(app, "reread")], [{"type": "text", "text": "done"}]],
+        "in-fork": [[read(app, "reread")], [{"type": "text", "text": "done"}]],
+        "after-compact": [[read(app, "reread")], [{"type": "text", "text": "done"}]],
     }
+
+
+ROUND_TRIP_TOKENS = 100  # a drill-in costs the agent a turn (as `tldrs eval` charges it)
+PLAYED: dict[tuple[str, str], list] = {}  # (project, run label) -> the turns played
+
+
+def scenario_ids(label: str, lab: Lab) -> list:
+    return PLAYED[(str(lab.proj), label)]
 
 
 def play(lab: Lab) -> str:
     """The scenario's runs; returns the session id."""
     sid = str(uuid.uuid4())
     turns = scenario(lab.proj)
+    for label, script in turns.items():
+        PLAYED[(str(lab.proj), label)] = script
     lab.run("work", turns["work"], "--session-id", sid)
     first_prompt = next(r["uuid"] for r in lab.transcript(sid) if r.get("type") == "user"
                         and r.get("message", {}).get("content") == "work")
@@ -308,14 +325,29 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         assert outcome["toolu_edit3"].get("is_error") and "changed on disk" in str(outcome["toolu_edit3"]["content"])
         assert not is_answer(work[-1][2]) and "acc3 += value * 60" in work[-1][2]  # native after the refusal
 
-        def tokens(lab_: Lab) -> int:
-            return sum(count_tokens(t) for label in ("work", "after-rewind", "in-fork", "after-compact")
-                       for _, _, t in results(label, lab_)[-sum(1 for turn in scenario(lab_.proj)[label]
-                                                                 for b in turn if b.get("name") == "Read"):])
-
-        ours, theirs = tokens(lab), tokens(plain)
-        print(f"\nRead tokens the model received: symbolpack {ours}, plain Claude Code {theirs} "
-              f"({ours / theirs:.2f}x)")
+        by_kind = {k: [0, 0] for k in ("first", "reread", "range", "drill")}  # symbolpack, plain
+        errors = answers = 0
+        for label in ("work", "after-rewind", "in-fork", "after-compact"):
+            for side, lab_ in enumerate((lab, plain)):
+                own = [(i, t) for i, a, t in results(label, lab_) if i in KINDS]
+                run_ids = [b["id"] for turn in scenario_ids(label, lab_) for b in turn if "id" in b]
+                for ident, text in own:
+                    if ident not in run_ids:
+                        continue
+                    kind = KINDS[ident]
+                    if side == 1 and kind == "drill":
+                        continue  # a plain agent holds every line: it needs no drill-in
+                    by_kind[kind][side] += count_tokens(text) + (ROUND_TRIP_TOKENS if kind == "drill" else 0)
+                    if side == 0:
+                        answers += 1
+                        errors += is_answer(text)
+        ours = sum(v[0] for v in by_kind.values())
+        theirs = sum(v[1] for v in by_kind.values())
+        print("\nRead tokens the model received (drill-ins +%d per round trip):" % ROUND_TRIP_TOKENS)
+        for kind, (a_, b_) in by_kind.items():
+            print(f"  {kind:<7} symbolpack {a_:6d}  plain {b_:6d}  {a_ / b_ if b_ else float('nan'):.2f}x")
+        print(f"  overall symbolpack {ours:6d}  plain {theirs:6d}  {ours / theirs:.2f}x; "
+              f"{errors} of {answers} Read results reached the model as errors")
         assert ours < theirs
     finally:
         lab.close()

@@ -309,3 +309,48 @@ def test_a_transcript_rewritten_in_place_is_parsed_again(convo):
     assert t.update(str(convo.path))
     after = [r.results for r in t.records.values() if r.results]
     assert len(after) == len(before) and all(res[0][3] for res in after)  # every one cleared
+
+
+def big_module(funcs: int) -> str:
+    return "".join(f"def handler_{k}(request, retries=3):\n    \"\"\"Handle request kind {k} with care.\"\"\"\n"
+                   + "".join(f"    v{i} = request.get('f{i}', {i}) * retries\n" for i in range(6))
+                   + "    return v0\n\n" for k in range(funcs))
+
+
+def test_a_skeleton_longer_than_claude_shows_a_hook_text_is_not_delivered(convo):
+    """Claude Code keeps only a 2 KB preview of a hook text over 10,000 characters:
+    such a skeleton would leave the model with less than symbolpack records, so the
+    native output stands (it shows more than recorded)."""
+    (convo.root / "big.py").write_text(big_module(150))
+    (ident,) = convo.tool_uses(("Read", {"file_path": str(convo.root / "big.py")}))
+    tool_input = {"file_path": str(convo.root / "big.py")}
+    _, out, _ = run_hook("claude-pre-read", convo.payload(ident, tool_input), convo.root)
+    assert decision(out) is None
+    text = (convo.root / "big.py").read_text()
+    post = {**convo.payload(ident, tool_input), "hook_event_name": "PostToolUse", "tool_response": {
+        "type": "text", "file": {"filePath": tool_input["file_path"], "content": text, "numLines": 1,
+                                 "startLine": 1, "totalLines": text.count("\n") + 1}}}
+    _, out, _ = run_hook("claude-post-read", post, convo.root)
+    assert out.strip() == ""
+    small = {"file_path": str(convo.root / "app.py")}
+    (ident,) = convo.tool_uses(("Read", small))
+    run_hook("claude-pre-read", convo.payload(ident, small), convo.root)
+    text = (convo.root / "app.py").read_text()
+    post = {**convo.payload(ident, small), "hook_event_name": "PostToolUse", "tool_response": {
+        "type": "text", "file": {"filePath": small["file_path"], "content": text, "numLines": 1,
+                                 "startLine": 1, "totalLines": text.count("\n") + 1}}}
+    _, out, _ = run_hook("claude-post-read", post, convo.root)
+    replaced = json.loads(out)["hookSpecificOutput"]
+    assert "[SKELETON]" in replaced["additionalContext"] and len(replaced["additionalContext"]) < 10_000
+
+
+def test_an_answer_longer_than_claude_shows_a_hook_text_goes_to_the_native_tool(convo):
+    rows = [f"row {i}: a line of text that is long enough to count\n" for i in range(600)]
+    (convo.root / "long.txt").write_text("".join(rows))
+    assert convo.read("long.txt") is None  # no parser: every line, plainly
+    changed = rows[:100] + [r.replace("row", "ROW") for r in rows[100:215]] + rows[215:]
+    (convo.root / "long.txt").write_text("".join(changed))  # one hunk, 230 lines changed: ~13,000 characters
+    assert convo.read("long.txt") is None  # the native tool shows it whole
+    (convo.root / "long.txt").write_text("".join(changed).replace("ROW 200:", "row 200:"))
+    got = convo.read("long.txt")  # a short diff still comes from symbolpack
+    assert got is not None and "[DIFF]" in got["permissionDecisionReason"]
