@@ -8,14 +8,17 @@ Everything is computed against the session's *agent copy* of each file
 (`agentcopy.AgentCopy`, PROTOCOL.md "The agent's copy"): per line, the version
 the most recent answer covering it came from.
 
-* `claude-pre-read` (PreToolUse, `Read`). The first read of a file in a session
-  goes to the native tool (no decision), so Claude's own read-before-edit
-  tracking sees it; symbolpack writes into the copy exactly what the native tool
-  shows: its scope (`offset`/`limit`, at most 2000 lines by default), in full.
-  Re-reads are answered by symbolpack through a `deny` whose reason is the
-  content: `[UNCHANGED]`, a `[DELTA]` or a `[DIFF]`. Why deny and not
-  `updatedInput`: the native tool cannot show a delta, and the deny reason is
-  the one channel whose text reaches the model in place of the tool's output.
+* `claude-pre-read` (PreToolUse, `Read`) decides every read against the answers
+  the session's transcript proves the model holds (`claude_transcript.py`) and
+  lets the native tool run, so Claude's own read-before-edit tracking sees it;
+  `claude-post-read` (PostToolUse, `Read`) then puts symbolpack's answer in place
+  of the native output, in Read's own output shape (`updatedToolOutput`): a
+  skeleton's first shown lines, or the first line of a re-read's scope, which
+  Claude numbers from their start line (exact), and the rest of the skeleton or
+  the `[UNCHANGED]` / `[DELTA]` / `[DIFF]` answer as additional context in the
+  same result. Not an error. A plain answer is the native output itself. Without
+  a transcript the first read is native and plain, and re-reads are a `deny`
+  whose reason is the content (Claude shows it as an error).
   Whenever symbolpack would answer with a plain read anyway, the native tool
   runs (no decision), so Claude's tracking stays current. Either way the lines
   stay pending (unsure) until the hook's output has been written and flushed.
@@ -437,20 +440,35 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
     if mode == "skeleton":
         _stash_skeleton(store, tool_use_id, req.path, response)
         return None  # the native tool runs (Claude's read state is set); its output is replaced after
-    if mode == "unchanged":
-        reason = f"{response['text']} {UNCHANGED_NOTE}"
-    elif mode in ("delta", "diff"):
-        reason = f"{PREAMBLE}\n{response['text']}"
-    else:
+    if mode not in ("unchanged", "delta", "diff"):
         return None  # a plain read: the native tool shows it
-    if _costs_more(reason, response):
+    # the native tool runs; claude-post-read puts the answer in place of its output: the
+    # first line of the scope as the Read result itself (exact, and never empty), the
+    # answer as additional context in the same result; not an error
+    start = response["scope"]["start"] if response.get("scope") else 1
+    lines = _file_lines(req.path)
+    note = REREAD_NOTE.format(line=start)
+    context = f"{response['text']}\n{note}"
+    if lines is None or start > len(lines) or _costs_more(context, response, extra=lines[start - 1]):
         return None
-    _keep_digest(store, response, reason)
-    return _pre_tool("deny", reason)
+    _stash(store, tool_use_id, {"file_path": req.path, "content": lines[start - 1], "start": start, "head": 1,
+                                "total": response["total_lines"], "sha256": response["sha256"], "context": context})
+    return None
+
+
+def _file_lines(path: str) -> list[str] | None:
+    from ..engine.sources import split_text_lines
+
+    try:
+        with open(path, "rb") as fh:
+            return split_text_lines(fh.read().decode("utf-8", "surrogateescape"))
+    except OSError:
+        return None
 
 
 # --------------------------------------------------------------------------- skeleton first reads
 
+REREAD_NOTE = "(symbolpack's answer, not an error: line {line} above is the file now; no need to Read again.)"
 SKELETON_NOTE = ("[SKELETON] {path}: {total} lines. Lines 1-{head} above are the file as it is; below, the "
                  "rest with long bodies elided. \"... A-B elided\" hides lines A-B: Read offset=A limit=N shows "
                  "them. This is the file's content for you, not an error.")
@@ -466,8 +484,6 @@ def _stash_skeleton(store, tool_use_id: str, path: str, response: dict) -> None:
     first shown run as the Read result itself (Claude numbers it from line 1, which
     is exact), the rest, markers included, as the hook's additional context (its
     lines keep their own numbers; markers name the Read tool's offset/limit)."""
-    from ..base.workspace import atomic_write, ensure_private_dir
-
     segments = response.get("segments") or []
     if not segments or segments[0]["kind"] != "shown" or segments[0]["start"] != 1:
         return  # nothing exact to put first: the native output stands (it shows more than recorded)
@@ -480,8 +496,15 @@ def _stash_skeleton(store, tool_use_id: str, path: str, response: dict) -> None:
     note = SKELETON_NOTE.format(path=response["path"], total=response["total_lines"], head=head)
     if len(note) + 1 + len(body) > HOOK_TEXT_LIMIT:
         return  # Claude would show only a preview of it: the native output stands (it shows more than recorded)
-    stash = {"file_path": path, "content": content, "head": head, "total": response["total_lines"],
-             "sha256": response["sha256"], "context": note + "\n" + body}
+    _stash(store, tool_use_id, {"file_path": path, "content": content, "start": 1, "head": head,
+                                "total": response["total_lines"], "sha256": response["sha256"],
+                                "context": note + "\n" + body})
+
+
+def _stash(store, tool_use_id: str, stash: dict) -> None:
+    """What claude-post-read puts in place of this call's native output."""
+    from ..base.workspace import atomic_write, ensure_private_dir
+
     target = _stash_path(store, tool_use_id)
     ensure_private_dir(os.path.dirname(target))
     atomic_write(target, json.dumps(stash).encode(), 0o600, durable=False)
@@ -514,27 +537,28 @@ def post_read(payload: Any, after: list) -> HookOutput | None:
                 data = fh.read()
         except OSError:
             return None
-        if not isinstance(file, dict) or file.get("startLine") != 1 or sha256_hex(data) != stash["sha256"]:
+        if not isinstance(file, dict) or file.get("startLine") != stash["start"] or sha256_hex(data) != stash["sha256"]:
             return None  # not the read that was planned: the native output stands
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {
             "type": "text", "file": {"filePath": file.get("filePath", req.path), "content": stash["content"],
-                                     "numLines": stash["head"], "startLine": 1,
+                                     "numLines": stash["head"], "startLine": stash["start"],
                                      "totalLines": file.get("totalLines", stash["total"])}},
             "additionalContext": stash["context"]}}
     finally:
         ws.close()
 
 
-def _costs_more(reason: str, response: dict) -> bool:
-    """Would the deny (the answer and its note) cost the model more than the native
-    tool showing the lines (a one-line range, say), or not reach it whole (longer
-    than Claude shows a hook's text)? Then the native tool answers."""
+def _costs_more(reason: str, response: dict, extra: str = "") -> bool:
+    """Would the answer (with its note, and *extra* shown beside it) cost the model
+    more than the native tool showing the lines (a one-line range, say), or not
+    reach it whole (longer than Claude shows a hook's text)? Then the native tool
+    answers."""
     from ..base.tokens import count_tokens
 
     if len(reason) > HOOK_TEXT_LIMIT:
         return True  # Claude would show only a preview of it
     full = response.get("full_tokens")
-    return isinstance(full, int) and count_tokens(reason) >= full
+    return isinstance(full, int) and count_tokens(reason) + count_tokens(extra) >= full
 
 
 def _tool_use_id(req: HookRequest) -> str | None:

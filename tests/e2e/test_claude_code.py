@@ -232,8 +232,24 @@ def native_lines(text: str) -> dict[int, str]:
     return lines
 
 
+CONTEXT = "PostToolUse:Read hook additional context: "
+
+
+def answer_text(text: str) -> str | None:
+    """symbolpack's answer in a Read result (a re-read it answered: a deny's reason, or
+    the additional context that replaced the native output), or None for a display
+    (the native output, or a skeleton)."""
+    if text.startswith(HOOK_ERROR):
+        return text[len(HOOK_ERROR):]
+    at = text.find(CONTEXT)
+    if at < 0:
+        return None
+    context = text[at + len(CONTEXT):]
+    return None if context.startswith("[SKELETON]") else context
+
+
 def is_answer(text: str) -> bool:
-    return text.startswith(HOOK_ERROR)
+    return answer_text(text) is not None
 
 
 def judge(requests: list[tuple[str, dict]], versions: dict[str, list[str]], changes: dict[str, int]) -> list[str]:
@@ -255,7 +271,8 @@ def judge(requests: list[tuple[str, dict]], versions: dict[str, list[str]], chan
                     now[path] = versions[path][changes[ident]]
                 continue
             path = args["file_path"]
-            if not is_answer(text):
+            answer = answer_text(text)
+            if answer is None:
                 rows = native_lines(text)
                 if "offset" in args or "limit" in args:
                     held[path] = {**(held.get(path) or {}), **rows} if held.get(path) is not None else None
@@ -266,7 +283,7 @@ def judge(requests: list[tuple[str, dict]], versions: dict[str, list[str]], chan
                 problems.append(f"request {n} ({label}): {ident} answers {Path(path).name} with no display of it "
                                 f"in the context")
                 continue
-            first = text[len(HOOK_ERROR):].split("\n", 1)[0]
+            first = answer.split("\n", 1)[0]
             if first.startswith("[UNCHANGED]") and "offset" not in args:
                 lines = now[path].split("\n")
                 rows = held[path]
@@ -340,7 +357,7 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
                     by_kind[kind][side] += count_tokens(text) + (ROUND_TRIP_TOKENS if kind == "drill" else 0)
                     if side == 0:
                         answers += 1
-                        errors += is_answer(text)
+                        errors += text.startswith(HOOK_ERROR)
         ours = sum(v[0] for v in by_kind.values())
         theirs = sum(v[1] for v in by_kind.values())
         print("\nRead tokens the model received (drill-ins +%d per round trip):" % ROUND_TRIP_TOKENS)

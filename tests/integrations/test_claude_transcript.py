@@ -80,28 +80,34 @@ class Conversation:
         return self.answer(ident, tool_input)
 
     def answer(self, ident: str, tool_input: dict) -> dict | None:
+        """The hooks around one Read, as Claude Code runs them; the result lands in the
+        transcript. None when the model got a fresh display of the file (the native
+        output, or a skeleton in its place); else {"text": the answer it got}."""
         rc, out, err = run_hook("claude-pre-read", self.payload(ident, tool_input), self.root)
         assert rc == 0, err
         got = decision(out)
-        if got is None:  # the native tool runs, then claude-post-read may replace its output
-            text = Path(tool_input["file_path"]).read_text()
-            lines = text.split("\n")
-            response = {"type": "text", "file": {"filePath": tool_input["file_path"], "content": text,
-                                                 "numLines": len(lines), "startLine": 1, "totalLines": len(lines)}}
-            post = {**self.payload(ident, tool_input), "hook_event_name": "PostToolUse", "tool_response": response}
-            rc, out, err = run_hook("claude-post-read", post, self.root)
-            assert rc == 0, err
-            replaced = json.loads(out)["hookSpecificOutput"] if out.strip() else None
-            if replaced is not None:
-                self.result(ident, native_rendering(replaced["updatedToolOutput"]["file"]["content"]))
-                self.write({"type": "attachment", "attachment": {"type": "hook_additional_context",
-                                                                 "content": [replaced["additionalContext"]],
-                                                                 "toolUseID": ident}})
-            else:
-                self.result(ident, native_rendering(text))
-        else:
+        if got is not None:  # a deny: its reason is the result, as an error
             self.result(ident, "PreToolUse:Read hook error: " + got["permissionDecisionReason"], is_error=True)
-        return got
+            return {"text": got["permissionDecisionReason"]}
+        text = Path(tool_input["file_path"]).read_text()
+        lines = text.split("\n")
+        start = tool_input.get("offset") or 1
+        response = {"type": "text", "file": {"filePath": tool_input["file_path"], "content": text,
+                                             "numLines": len(lines), "startLine": start, "totalLines": len(lines)}}
+        post = {**self.payload(ident, tool_input), "hook_event_name": "PostToolUse", "tool_response": response}
+        rc, out, err = run_hook("claude-post-read", post, self.root)
+        assert rc == 0, err
+        replaced = json.loads(out)["hookSpecificOutput"] if out.strip() else None
+        if replaced is None:
+            self.result(ident, native_rendering(text))
+            return None
+        file = replaced["updatedToolOutput"]["file"]
+        self.result(ident, native_rendering(file["content"], file["startLine"]))
+        self.write({"type": "attachment", "attachment": {"type": "hook_additional_context",
+                                                         "content": [replaced["additionalContext"]],
+                                                         "toolUseID": ident}})
+        context = replaced["additionalContext"]
+        return None if context.startswith("[SKELETON]") else {"text": context}
 
     def fork(self) -> "Conversation":
         """`--fork-session`: a new session id, the old records copied with their uuids."""
@@ -150,7 +156,9 @@ def convo(repo, tmp_path):
 
 
 def unchanged(got: dict | None) -> bool:
-    return got is not None and got["permissionDecision"] == "deny" and "[UNCHANGED]" in got["permissionDecisionReason"]
+    if got is not None and "permissionDecisionReason" in got:
+        return got["permissionDecision"] == "deny" and "[UNCHANGED]" in got["permissionDecisionReason"]
+    return got is not None and got["text"].startswith("[UNCHANGED]")
 
 
 def test_first_read_is_native_and_the_re_read_is_unchanged(convo):
@@ -201,8 +209,8 @@ def test_two_reads_in_one_message_do_not_lean_on_each_other(convo):
     head = {"file_path": str(convo.root / "app.py"), "offset": 1, "limit": 5}
     a, b = convo.tool_uses(("Read", whole), ("Read", head))
     (convo.root / "app.py").write_text(module().replace("def func0(total):", "def func0(total, z=1):", 1))  # line 1
-    _, out_a, _ = run_hook("claude-pre-read", convo.payload(a, whole), convo.root)
-    assert "z=1" in decision(out_a)["permissionDecisionReason"]
+    got_a = convo.answer(a, whole)  # its result lands after b's call: b's chain does not hold it
+    assert got_a is not None and "z=1" in got_a["text"]
     _, out_b, _ = run_hook("claude-pre-read", convo.payload(b, head), convo.root)
     assert decision(out_b) is None  # lines 1-5 natively, line 1 changed: never [UNCHANGED] on the sibling's word
 
@@ -226,14 +234,14 @@ def test_cleared_results_count_for_nothing(convo):
     assert unchanged(convo.read("app.py"))
 
 
-def test_a_result_that_says_something_else_than_what_was_sent_does_not_count(convo):
+def test_a_result_stored_as_an_error_does_not_count(convo):
+    """A Read whose result Claude stored as an error (the tool failed) showed nothing."""
     assert convo.read("app.py") is None
     (ident,) = convo.tool_uses(("Read", {"file_path": str(convo.root / "app.py")}))
     _, out, _ = run_hook("claude-pre-read", convo.payload(ident, {"file_path": str(convo.root / "app.py")}),
                          convo.root)
-    assert unchanged(decision(out))
-    convo.result(ident, "PreToolUse:Read hook error: something else", is_error=True)
-    clear_results(convo, keep_last=1)  # only the tampered marker is left
+    convo.result(ident, "<tool_use_error>File does not exist.</tool_use_error>", is_error=True)
+    clear_results(convo, keep_last=1)  # only the failed one is left
     assert convo.read("app.py") is None
 
 
@@ -353,4 +361,4 @@ def test_an_answer_longer_than_claude_shows_a_hook_text_goes_to_the_native_tool(
     assert convo.read("long.txt") is None  # the native tool shows it whole
     (convo.root / "long.txt").write_text("".join(changed).replace("ROW 200:", "row 200:"))
     got = convo.read("long.txt")  # a short diff still comes from symbolpack
-    assert got is not None and "[DIFF]" in got["permissionDecisionReason"]
+    assert got is not None and got["text"].startswith("[DIFF]")
