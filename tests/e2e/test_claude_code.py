@@ -4,7 +4,8 @@ what the model actually received: the `messages` of every request the CLI sent.
 
 The scenario (below, fixed before any tuning): first read, re-read, an outside
 change then a re-read, the model's own edit then a re-read, a range, two reads in
-one message, a rewind to before the first read, a fork, a compaction. The same
+one message, lines moved by an insert then edited, a genuinely stale edit, a
+rewind to before the first read, a fork, a plain resume, a compaction. The same
 tool calls run once more in plain Claude Code, without symbolpack, on the same
 file states: the baseline the token counts are compared with.
 
@@ -154,6 +155,7 @@ def scenario(proj: Path) -> dict[str, list]:
         ],
         "after-rewind": [[read(app, "first")], [read(app, "reread")], [{"type": "text", "text": "done"}]],
         "in-fork": [[read(app, "reread")], [{"type": "text", "text": "done"}]],
+        "after-resume": [[read(app, "reread")], [{"type": "text", "text": "done"}]],
         "after-compact": [[read(app, "reread")], [{"type": "text", "text": "done"}]],
     }
 
@@ -177,6 +179,7 @@ def play(lab: Lab) -> str:
                         and r.get("message", {}).get("content") == "work")
     lab.run("after-rewind", turns["after-rewind"], "--resume", sid, "--resume-session-at", first_prompt)
     lab.run("in-fork", turns["in-fork"], "--resume", sid, "--fork-session")
+    lab.run("after-resume", turns["after-resume"], "--resume", sid)
     lab.run("/compact", [], "--resume", sid)
     lab.run("after-compact", turns["after-compact"], "--resume", sid)
     return sid
@@ -332,6 +335,8 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         assert "[UNCHANGED]" in rewound[1][2]
         forked = results("in-fork", lab)
         assert "[UNCHANGED]" in forked[-1][2], "a fork's context holds the file: no full re-read"
+        resumed = results("after-resume", lab)
+        assert "[UNCHANGED]" in resumed[-1][2], "a plain resume keeps the context: no full re-read"
         compacted = results("after-compact", lab)
         assert "[UNCHANGED]" in compacted[-1][2], "the re-attached file is in the context: no full re-read"
         outcome = {r["tool_use_id"]: r for m in lab.requests("work")[-1]["messages"]
@@ -344,7 +349,7 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
 
         by_kind = {k: [0, 0] for k in ("first", "reread", "range", "drill")}  # symbolpack, plain
         errors = answers = 0
-        for label in ("work", "after-rewind", "in-fork", "after-compact"):
+        for label in ("work", "after-rewind", "in-fork", "after-resume", "after-compact"):
             for side, lab_ in enumerate((lab, plain)):
                 own = [(i, t) for i, a, t in results(label, lab_) if i in KINDS]
                 run_ids = [b["id"] for turn in scenario_ids(label, lab_) for b in turn if "id" in b]
