@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from typing import Any, Iterator
 
 CLEARED = "[Old tool result content cleared]"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 POLL_SECONDS = 2.0
 POLL_INTERVAL = 0.01
 _SKIP_PREFIXES = (b'{"type":"api-request', b'{"type":"queue-operation', b'{"type":"last-prompt',
@@ -81,6 +81,9 @@ class Transcript:
         self.records: dict[str, Record] = {}
         self.owner: dict[str, str] = {}  # tool_use id -> uuid of the record holding it
         self.tails: dict[str, str] = {}  # preserved tail uuid -> uuid of its compact boundary
+        # a request carried the API's `clear_tool_uses` context edit: the server may have
+        # cleared old tool results the transcript still holds in full
+        self.server_clearing = False
 
     # -- reading
     def update(self, path: str) -> bool:
@@ -117,6 +120,8 @@ class Transcript:
             line = data[start:stop]
             if line and not line.startswith(_SKIP_PREFIXES):
                 self._add(line, base + start)
+            if b"api-request" in line[:64] and b"clear_tool_uses" in line:
+                self.server_clearing = True
             start = stop + 1
         return True
 
@@ -269,11 +274,14 @@ def present_for(path: str, cache_path: str, tool_use_id: str,
 def present_results(transcript: Transcript, leaf: str) -> list[tuple[str, Any]]:
     """(id, what proves it) in context order: ("result", (tool_use_id, digest, is_error,
     cleared)) for each tool result on the chain, ("file", (uuid, path, content, start))
-    for each re-attached file."""
+    for each re-attached file. Where the API's server-side clearing was on
+    (`clear_tool_uses` in a logged request), which results the server dropped is not
+    in the transcript: no tool result counts then (a cost, never a wrong line)."""
     out: list[tuple[str, Any]] = []
     for uuid, rec in transcript.items(leaf):
         for result in rec.results:
-            out.append(("result", result))
+            if not transcript.server_clearing:
+                out.append(("result", result))
         if rec.file is not None:
             out.append(("file", (uuid, *rec.file)))
     return out

@@ -362,3 +362,16 @@ def test_an_answer_longer_than_claude_shows_a_hook_text_goes_to_the_native_tool(
     (convo.root / "long.txt").write_text("".join(changed).replace("ROW 200:", "row 200:"))
     got = convo.read("long.txt")  # a short diff still comes from symbolpack
     assert got is not None and got["text"].startswith("[DIFF]")
+
+
+def test_with_the_apis_server_side_clearing_on_no_result_counts(convo):
+    """The transcript keeps results the API may have cleared server-side: when a logged
+    request carries `clear_tool_uses`, no tool result proves anything."""
+    assert convo.read("app.py") is None
+    assert unchanged(convo.read("app.py"))
+    with convo.path.open("a") as fh:
+        fh.write(json.dumps({"type": "api-request", "sessionId": convo.session_id, "context_management": {
+            "edits": [{"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 1000}}]}})
+                 + "\n")
+    assert convo.read("app.py") is None  # a fresh display again, never [UNCHANGED] on a result that may be gone
+    assert convo.read("app.py") is None
