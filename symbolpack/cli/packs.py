@@ -1,7 +1,7 @@
 """`tldrs context` and `tldrs diff-context`: argparse wiring for context packs.
 
-Kept apart from `main.py` so the packer's options live next to each other and
-`main.py` registers them with one call. Like the rest of the CLI, nothing heavy
+Kept apart from the front end (`cli/__init__.py`) so the packer's options live next to each other and
+the front end registers them with one call. Like the rest of the CLI, nothing heavy
 is imported until a command runs; errors are `SymbolpackError`s, which the
 main entry point prints as one line.
 """

@@ -1,9 +1,9 @@
 """The CLI's integration commands: `mcp`, `hook`, `chibi`, `install`, `uninstall`, `doctor`.
 
-`cli/main.py` registers them with one call, `add_integration_parsers(subparsers)`;
+`symbolpack.cli` registers them with one call, `add_integration_parsers(subparsers)`;
 each command imports its module only when it runs, so `tldrs read` pays
 nothing for them. `python -m symbolpack.integrations.commands ...` runs the
-same commands without `cli/main.py`.
+same commands without `symbolpack.cli`.
 """
 
 from __future__ import annotations

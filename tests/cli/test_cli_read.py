@@ -205,7 +205,7 @@ def test_files_over_a_megabyte_are_not_diffed(repo):
 
 def test_fast_read_arguments_match_argparse():
     """`tldrs read` parses its options without argparse on the hot path; both must agree."""
-    from symbolpack.cli.main import _fast_read_args, build_parser
+    from symbolpack.cli import _fast_read_args, build_parser
 
     for argv in (["a.py"], ["a.py", "--offset", "3", "--limit", "9"], ["--symbol", "X.y", "a.py", "--full"],
                  ["a.py", "--session-id", "s", "--format", "json", "--elide-min-lines", "5", "--no-compress"]):
