@@ -425,16 +425,16 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
 
     tool_use_id = req.payload["tool_use_id"]
     with store.session(req.session_id, write=False) as session:
-        fresh = bool(_state(session, rel, create=False))  # after a refused or failed edit: native
-    whole = offset is None and limit is None
-    # a skeleton only for a whole-file read, delivered by claude-post-read in place of the native output
-    policy = ReadPolicy() if whole and not fresh else ReadPolicy(skeleton_max_share=0.0)
-    result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit, force_full=fresh,
-                       policy=policy, confirm=False, answer_id=tool_use_id, present=present)
-    after.append(result.commit)
-    if fresh:
+        edited = bool(_state(session, rel, create=False))  # hook state of an edit refused or in flight
+    if edited:  # the native tool runs on every read here, so Claude's read state is current again
         with store.session(req.session_id) as session:
             _forget_state(session, rel)
+    whole = offset is None and limit is None
+    # a skeleton only for a whole-file read, delivered by claude-post-read in place of the native output
+    policy = ReadPolicy() if whole else ReadPolicy(skeleton_max_share=0.0)
+    result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit, policy=policy, confirm=False,
+                       answer_id=tool_use_id, present=present)
+    after.append(result.commit)
     response = result.response
     mode = response["mode"]
     if mode == "skeleton":
