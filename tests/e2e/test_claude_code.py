@@ -156,6 +156,15 @@ def scenario(proj: Path) -> dict[str, list]:
         "after-rewind": [[read(app, "first")], [read(app, "reread")], [{"type": "text", "text": "done"}]],
         "in-fork": [[read(app, "reread")], [{"type": "text", "text": "done"}]],
         "after-resume": [[read(app, "reread")], [{"type": "text", "text": "done"}]],
+        "subagent": [  # a subagent's context is its own: the main context's reads do not count in it
+            [{"type": "tool_use", "name": "Agent", "id": "toolu_agent1", "input": {
+                "description": "read app", "prompt": "Read app.py twice", "subagent_type": "general-purpose",
+                "run_in_background": False}}],
+            [read(app, "first")],                          # the subagent's turns
+            [read(app, "reread")],
+            [{"type": "text", "text": "subagent report"}],
+            [{"type": "text", "text": "done"}],            # back in the main context
+        ],
         "after-compact": [[read(app, "reread")], [{"type": "text", "text": "done"}]],
     }
 
@@ -180,6 +189,7 @@ def play(lab: Lab) -> str:
     lab.run("after-rewind", turns["after-rewind"], "--resume", sid, "--resume-session-at", first_prompt)
     lab.run("in-fork", turns["in-fork"], "--resume", sid, "--fork-session")
     lab.run("after-resume", turns["after-resume"], "--resume", sid)
+    lab.run("subagent", turns["subagent"], "--resume", sid)
     lab.run("/compact", [], "--resume", sid)
     lab.run("after-compact", turns["after-compact"], "--resume", sid)
     return sid
@@ -335,6 +345,15 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         assert "[UNCHANGED]" in rewound[1][2]
         forked = results("in-fork", lab)
         assert "[UNCHANGED]" in forked[-1][2], "a fork's context holds the file: no full re-read"
+        sub_ids = [b["id"] for turn in scenario_ids("subagent", lab) for b in turn if b.get("name") == "Read"]
+        seen: dict[str, str] = {}
+        for r in lab.server.requests("main"):
+            for i, _, text in read_results(r["body"]):
+                if i in sub_ids:
+                    seen[i] = text
+        assert list(seen) == sub_ids, (list(seen), sub_ids)
+        assert not is_answer(seen[sub_ids[0]]), "the subagent's first read leaned on the main context"
+        assert "[UNCHANGED]" in seen[sub_ids[1]], "the subagent's own earlier read counts in its context"
         resumed = results("after-resume", lab)
         assert "[UNCHANGED]" in resumed[-1][2], "a plain resume keeps the context: no full re-read"
         compacted = results("after-compact", lab)
