@@ -442,17 +442,22 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
         return None  # the native tool runs (Claude's read state is set); its output is replaced after
     if mode not in ("unchanged", "delta", "diff"):
         return None  # a plain read: the native tool shows it
-    # the native tool runs; claude-post-read puts the answer in place of its output: the
-    # first line of the scope as the Read result itself (exact, and never empty), the
-    # answer as additional context in the same result; not an error
-    start = response["scope"]["start"] if response.get("scope") else 1
+    # the native tool runs; claude-post-read puts the answer in place of its output: one
+    # line of the scope as the Read result itself (Claude numbers it: exact; the result
+    # is never empty), the answer as additional context in the same result; not an error
+    first = response["scope"]["start"] if response.get("scope") else 1
+    last = response["scope"]["end"] if response.get("scope") else response["total_lines"]
     lines = _file_lines(req.path)
-    note = REREAD_NOTE.format(line=start)
-    context = f"{response['text']}\n{note}"
-    if lines is None or start > len(lines) or _costs_more(context, response, extra=lines[start - 1]):
+    if lines is None or first > len(lines):
+        return None
+    # the line shown beside the answer: the shortest of the scope (often an empty one)
+    start = min(range(first, min(last, len(lines)) + 1), key=lambda n: (len(lines[n - 1]), n))
+    context = f"{response['text']}\n{REREAD_NOTE.format(line=start)}"
+    if _costs_more(context, response, extra=lines[start - 1]):
         return None
     _stash(store, tool_use_id, {"file_path": req.path, "content": lines[start - 1], "start": start, "head": 1,
-                                "total": response["total_lines"], "sha256": response["sha256"], "context": context})
+                                "native_start": first, "total": response["total_lines"],
+                                "sha256": response["sha256"], "context": context})
     return None
 
 
@@ -468,7 +473,7 @@ def _file_lines(path: str) -> list[str] | None:
 
 # --------------------------------------------------------------------------- skeleton first reads
 
-REREAD_NOTE = "(symbolpack's answer, not an error: line {line} above is the file now; no need to Read again.)"
+REREAD_NOTE = "(symbolpack's answer, not an error; line {line} above is current.)"
 SKELETON_NOTE = ("[SKELETON] {path}: {total} lines. Lines 1-{head} above are the file as it is; below, the "
                  "rest with long bodies elided. \"... A-B elided\" hides lines A-B: Read offset=A limit=N shows "
                  "them. This is the file's content for you, not an error.")
@@ -537,7 +542,8 @@ def post_read(payload: Any, after: list) -> HookOutput | None:
                 data = fh.read()
         except OSError:
             return None
-        if not isinstance(file, dict) or file.get("startLine") != stash["start"] or sha256_hex(data) != stash["sha256"]:
+        if not isinstance(file, dict) or file.get("startLine") != stash.get("native_start", stash["start"]) \
+                or sha256_hex(data) != stash["sha256"]:
             return None  # not the read that was planned: the native output stands
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {
             "type": "text", "file": {"filePath": file.get("filePath", req.path), "content": stash["content"],
