@@ -13,7 +13,7 @@ the most recent answer covering it came from.
   lets the native tool run, so Claude's own read-before-edit tracking sees it;
   `claude-post-read` (PostToolUse, `Read`) then puts symbolpack's answer in place
   of the native output, in Read's own output shape (`updatedToolOutput`): a
-  skeleton's first shown lines, or the first line of a re-read's scope, which
+  skeleton's first shown lines, or one line of a re-read's scope (the shortest), which
   Claude numbers from their start line (exact), and the rest of the skeleton or
   the `[UNCHANGED]` / `[DELTA]` / `[DIFF]` answer as additional context in the
   same result. Not an error. A plain answer is the native output itself. Without
