@@ -142,7 +142,9 @@ def effect_of(response: Mapping, answer_id: str, seq: int = 0) -> Effect | None:
     if mode not in ("full", "skeleton", "range", "delta", "unchanged", "diff") or type(total) is not int:
         return None
     start, end = (1, total) if scope is None else (scope["start"], scope["end"])
-    length = total if scope is None else None
+    # the file's length, for an answer that tells it: a bare `[UNCHANGED]` marker does
+    # not (it vouches for the copy as the model holds it, its length included)
+    length = total if scope is None and mode != "unchanged" else None
     if mode == "unchanged":
         ops: list[tuple] = [(start, end, KEEP, start)] if end >= start else []
     elif mode == "diff":
