@@ -149,10 +149,19 @@ class ReadOracle:
         context still carries after a rewind, a fork, a compaction or cleared tool
         results. Each answer is read as the model reads it; what it leaned on that is
         not among *answers* gives the model nothing. Their own problems were judged
-        when they were given, so they are not reported here."""
+        when they were given, so they are not reported here, and nothing they vouched
+        for is checked again: `check` after the next `apply` judges what that answer
+        vouches for."""
         oracle = cls()
         for answer in answers:
             oracle.apply(answer)
+        for copy in oracle._copies.values():
+            # what they vouched for was judged when they were given: an answer judged now is
+            # checked on what it vouches for itself (a marker whose base the host cleared may
+            # leave the model believing an old line; no later answer may vouch for it again)
+            copy.held = {n: (text, None) for n, (text, _) in copy.held.items()}
+            copy.total_stamp = None
+            copy.sha = None
         return oracle
 
     # -- queries -------------------------------------------------------------

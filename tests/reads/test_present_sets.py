@@ -172,6 +172,9 @@ MARKER_WITHOUT_ITS_BASE = [("forced", 0.0, 0), ("replace", 0.05, "zz"), ("full",
 # model the file's new length (found by this property in CI)
 @example([("full", 0.0, 0), ("truncate", 0.5, 0), ("full", 0.0, 0), ("full", 0.0, 0), ("drop", 0.99, 1),
           ("full", 0.0, 0)], 0, 3)
+# a range answer after a marker whose base was cleared: judged on what it vouches for
+@example([("full", 0.0, 0), ("replace", 0.0, ""), ("full", 0.0, 0), ("full", 0.0, 0), ("drop", 0.5, 0),
+          ("symbol", 0.0, 0)], 0, 3)
 def test_answers_lean_only_on_what_the_present_answers_gave_the_model(steps_, seed, min_lines):
     run(steps_, ".py", seed, min_lines)
 
