@@ -96,12 +96,11 @@ def payload(root: Path, transcript: Path, session: str, ident: str) -> bytes:
                        "tool_input": {"file_path": str(root / "app.py")}, "tool_use_id": ident}).encode()
 
 
-def read_turn(transcript: Path, session: str, root: Path, answer_native: bool = True) -> str:
-    """Append one Read call (and the native result of the previous one) like Claude does."""
+def read_turn(transcript: Path, session: str, root: Path) -> str:
+    """Append one Read call to the chain, as Claude writes it; its tool_use id."""
     w = Writer(transcript, session)
     lines = [json.loads(line) for line in transcript.read_text().splitlines()[-40:] if '"parentUuid"' in line]
     w.leaf = lines[-1]["uuid"] if lines else None
-    w.calls = int(time.time_ns() % 10**9)
     ident = f"toolu_r{uuid.uuid4().hex[:16]}"
     w.rec({"type": "assistant", "message": {"role": "assistant", "content": [
         {"type": "tool_use", "id": ident, "name": "Read", "input": {"file_path": str(root / "app.py")}}]}})

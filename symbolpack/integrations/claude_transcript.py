@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from typing import Any, Iterator
 
 CLEARED = "[Old tool result content cleared]"
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 POLL_SECONDS = 2.0
 POLL_INTERVAL = 0.01
 _SKIP_PREFIXES = (b'{"type":"api-request', b'{"type":"queue-operation', b'{"type":"last-prompt',
@@ -59,13 +59,12 @@ def digest(text: str) -> str:
 class Record:
     """What the chain walk and the present set need of one transcript record."""
 
-    __slots__ = ("parent", "pos", "results", "tool_uses", "file", "boundary")
+    __slots__ = ("parent", "pos", "results", "file", "boundary")
 
     def __init__(self, parent: str | None, pos: int) -> None:
         self.parent = parent
         self.pos = pos
         self.results: tuple = ()  # (tool_use_id, digest of the content, is_error, cleared)
-        self.tool_uses: tuple = ()
         self.file: tuple | None = None  # (path, content, start line) of a re-attached file
         self.boundary: tuple | None = None  # (head, tail, anchor, preserved uuids) of a compaction
 
@@ -139,10 +138,9 @@ class Transcript:
         message = raw.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if kind == "assistant" and isinstance(content, list):
-            rec.tool_uses = tuple(b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
-                                  and isinstance(b.get("id"), str))
-            for ident in rec.tool_uses:
-                self.owner[ident] = uuid
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
+                    self.owner[b["id"]] = uuid
         elif kind == "user" and isinstance(content, list):
             rec.results = tuple(_result(b) for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
                                 and isinstance(b.get("tool_use_id"), str))

@@ -49,7 +49,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 # Claude Code 2.1.332 retries the compaction request once when the answer has no <summary> tags.
 SUMMARY_TEXT = "<analysis>fake analysis</analysis>\n<summary>FAKE SUMMARY: the user asked to read some files; they were read.</summary>"
