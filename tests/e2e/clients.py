@@ -1,9 +1,10 @@
 """The real agent clients, installed from the npm registry at the versions pinned in
-`npm/package-lock.json`, into a cache outside the repository (reused when present).
+`npm/<client>/package-lock.json`, each into its own folder of a cache outside the
+repository (reused when present; the folder's name carries a hash of the pin).
 
 A client that cannot be installed fails the tests that need it; they never skip.
-Only the platform binary of Claude Code is used (it is a native executable), so
-its install script is not run.
+Install scripts are not run (`--ignore-scripts`): Claude Code is used through its
+platform binary, the others are plain JavaScript run by Node.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-LOCK = HERE / "npm" / "package-lock.json"
+PINS = HERE / "npm"
 
 
 def cache_dir() -> Path:
@@ -25,27 +26,44 @@ def cache_dir() -> Path:
     return Path(base)
 
 
-def _prefix() -> Path:
-    digest = hashlib.sha256(LOCK.read_bytes() + (HERE / "npm" / "package.json").read_bytes()).hexdigest()[:16]
-    return cache_dir() / f"clients-{digest}"
+def installed(client: str) -> Path:
+    """The `node_modules` folder of one pinned client (`npm/<client>/`), installed first
+    with `npm ci` when the cache does not have it yet."""
+    pin = PINS / client
+    files = [pin / "package.json", pin / "package-lock.json"]
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:16]
+    prefix = cache_dir() / f"{client}-{digest}"
+    modules = prefix / "node_modules"
+    done = prefix / ".installed"
+    if not done.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RuntimeError(f"npm is not installed: the end-to-end tests need it to install {client}")
+        prefix.mkdir(parents=True, exist_ok=True)
+        for f in files:
+            shutil.copy(f, prefix / f.name)
+        proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=prefix,
+                              capture_output=True, text=True, timeout=900)
+        if proc.returncode != 0 or not modules.is_dir():
+            raise RuntimeError(f"npm ci of the pinned {client} failed in {prefix}: {proc.stderr.strip()[-600:]}")
+        done.write_text("ok\n")
+    return modules
+
+
+def node_bin(client: str, name: str) -> Path:
+    """An executable a pinned client's packages declare (`node_modules/.bin/NAME`)."""
+    path = installed(client) / ".bin" / name
+    if not path.exists():
+        raise RuntimeError(f"the pinned {client} has no executable {name!r} in {path.parent}")
+    return path
 
 
 def claude_binary() -> Path:
-    """Claude Code's executable, installed first if the cache does not have it."""
+    """Claude Code's native executable (its platform package, pinned with it)."""
     arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower())
     if arch is None:
         raise RuntimeError(f"no Claude Code build for {platform.machine()}")
-    prefix = _prefix()
-    binary = prefix / "node_modules" / "@anthropic-ai" / f"claude-code-linux-{arch}" / "claude"
+    binary = installed("claude") / "@anthropic-ai" / f"claude-code-linux-{arch}" / "claude"
     if not binary.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise RuntimeError("npm is not installed: the end-to-end tests need it to install Claude Code")
-        prefix.mkdir(parents=True, exist_ok=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copy(HERE / "npm" / name, prefix / name)
-        proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=prefix,
-                              capture_output=True, text=True, timeout=900)
-        if proc.returncode != 0 or not binary.exists():
-            raise RuntimeError(f"npm ci of the pinned clients failed in {prefix}: {proc.stderr.strip()[-600:]}")
+        raise RuntimeError(f"the pinned Claude Code has no binary at {binary}")
     return binary
