@@ -16,7 +16,7 @@ a signature or a budget-cut slice is not.
 
 A diff-context pack is sized by its change, not by its budget (a cap): a long
 changed symbol is sent as a *window* (its signature, the lines around the
-change, markers naming the hidden lines and the `tldrs read` command that shows
+change, markers naming the hidden lines and the request that shows
 them), or as its signature and diff when one window would hold far more; no
 line is sent twice (a changed symbol inside another one's code is merged into
 it); the symbols around the change get at most a share of what the change
@@ -66,6 +66,7 @@ from ..packs.related import RELEVANCE_ORDER, call_walk, data_of, is_test_path, l
 from ..engine.symbols import CLASS_LIKE, SymbolSlice
 from ..base.tokens import count_tokens
 from ..base.errors import UsageError
+from ..reads.hints import CLI, Hints, hints_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,9 +79,9 @@ DEFAULT_BUDGET = 8000
 DEFAULT_DEPTH = 2
 
 
-def check_budget(budget: int) -> None:
+def check_budget(budget: int, hints: Hints = CLI) -> None:
     if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-        raise UsageError(f"--budget must be a positive number of tokens (got {budget})")
+        raise UsageError(f"{hints.option('budget')} must be a positive number of tokens (got {budget})")
 
 
 def _session_id(ws, session_id: str | None) -> str | None:
@@ -97,9 +98,10 @@ def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
 # --------------------------------------------------------------------------- diff-context
 
 def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
-                 delta: bool = True, budget: int = DEFAULT_BUDGET, confirm: bool = True) -> PackResult:
+                 delta: bool = True, budget: int = DEFAULT_BUDGET, confirm: bool = True,
+                 front: str | None = None) -> PackResult:
     """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*.
-    *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery).
+    *confirm*, *front*: as for `operations.read_file` (False: call `.commit()` after delivery).
 
     `budget` is a hard cap on `text`. A file whose changes cannot be shown -- not UTF-8,
     sensitive, or too big for the budget (a deleted file, a rewritten lockfile) -- is
@@ -110,7 +112,8 @@ def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, ses
     not fit, several files share one line ("N more changed files: a, b, c; see: ...") and
     each of their entries carries that line as its summary.
     """
-    check_budget(budget)
+    hints = hints_for(front)
+    check_budget(budget, hints)
     root = git_root(ws)
     unborn = base == "HEAD" and not has_commits(root)  # no commits yet: everything is added
     base_sha = empty_tree(root) if unborn else resolve_rev(root, base, "base")
@@ -150,7 +153,7 @@ def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, ses
                    for s, rel, d in related]  # a test found by its name only: a signature
         revs = [r if not r.startswith("-") and not (unborn and r == base) else sha
                 for r, sha in ((base, base_sha), (head, head_sha)) if r and sha]
-        pack = DiffPack(order(slices), budget, graph, changes, set(changed_ids), revs, label)
+        pack = DiffPack(order(slices), budget, graph, changes, set(changed_ids), revs, label, hints)
         gone = [c.old_path for c in changes if rename_line(c) and c.old_path]  # the old name's copy is not this file's
         final, commit = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path), drop=gone)
         if confirm and commit is not None:
@@ -169,8 +172,8 @@ def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, ses
 class EntryPack(Pack):
     """One `context` pack: the entry with code first, then its depth-1 neighbours' code."""
 
-    def __init__(self, slices: list[PackSlice], budget: int, start: SymbolSlice):
-        super().__init__(slices, budget)
+    def __init__(self, slices: list[PackSlice], budget: int, start: SymbolSlice, hints: Hints = CLI):
+        super().__init__(slices, budget, hints)
         self.start = start
 
     def footer(self) -> str:
@@ -195,12 +198,14 @@ class EntryPack(Pack):
 
 
 def context_pack(ws: Workspace, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
-                 session_id: str | None = None, delta: bool = True, confirm: bool = True) -> PackResult:
+                 session_id: str | None = None, delta: bool = True, confirm: bool = True,
+                 front: str | None = None) -> PackResult:
     """The entry symbol with code, its callees (and callers) breadth-first to *depth*, under *budget*.
-    *confirm*: as for `operations.read_file` (False: call `.commit()` after delivery)."""
-    check_budget(budget)
+    *confirm*, *front*: as for `operations.read_file` (False: call `.commit()` after delivery)."""
+    hints = hints_for(front)
+    check_budget(budget, hints)
     if depth < 0:
-        raise UsageError(f"--depth must be 0 or more (got {depth})")
+        raise UsageError(f"{hints.option('depth')} must be 0 or more (got {depth})")
     root = ws.root
     sid = _session_id(ws, session_id) if delta else None
     graph = _graph(ws, root, WorkTreeSnapshot(root))
@@ -210,7 +215,7 @@ def context_pack(ws: Workspace, entry: str, depth: int = DEFAULT_DEPTH, budget: 
         slices = [PackSlice(s, rel, lines_of(graph, s.path), depth=dd,
                             code_ok=rel == "entry" or s.kind not in CLASS_LIKE) for s, rel, dd in found.values()]
         slices = sorted(slices, key=lambda s: (s.depth, RELEVANCE_ORDER[s.relevance], s.sym.path, s.sym.lines[0]))
-        pack = EntryPack(slices, budget, start)
+        pack = EntryPack(slices, budget, start, hints)
         final, commit = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path))
         if confirm and commit is not None:
             commit()

@@ -18,6 +18,7 @@ from ..reads.read import (
     resolve_scope,
 )
 from ..reads.agentcopy import AgentCopy
+from ..reads.hints import hints_for
 from ..engine.sources import Source, load_source, split_text_lines
 from ..base.tokens import count_tokens
 from ..base.errors import NotFound, SymbolpackError, UsageError
@@ -182,6 +183,7 @@ def read_file(
     confirm: bool = True,
     answer_id: str | None = None,
     present: Sequence[str] | None = None,
+    front: str | None = None,
 ) -> ReadResult:
     """Answer one read for *session_id* and update the agent's copy.
 
@@ -196,7 +198,9 @@ def read_file(
     is committed at once; front ends that write the answer somewhere pass
     ``confirm=False`` and call ``result.commit()`` after the write. Without a session
     (None, or `record=False`) or without a usable state dir, the answer is a plain
-    read of the scope and nothing is stored."""
+    read of the scope and nothing is stored. *front*: the front end the answer goes
+    to (`cli`, `mcp`, `claude`, `pi`): markers and errors name its own parameters."""
+    hints = hints_for(front)
     target = os.fspath(path)
     if not os.path.isabs(target):
         target = os.path.join(os.getcwd(), target)
@@ -213,7 +217,7 @@ def read_file(
         other = Workspace(home)
         try:
             return read_file(other, source.path, session_id, offset, limit, symbol, force_full, policy, record,
-                             confirm, answer_id, present)
+                             confirm, answer_id, present, front)
         finally:
             other.close()
 
@@ -225,9 +229,10 @@ def read_file(
 
         syms = current.symbols
         if not syms:
-            raise UsageError(f"no symbols in {source.rel} (no parser handles it); use --offset/--limit")
+            raise UsageError(f"no symbols in {source.rel} (no parser handles it); "
+                             f"use {hints.option('offset')}/{hints.option('limit')}")
         target_symbol = resolve(symbol, syms, where=source.rel)
-    request = ReadRequest(source.rel, offset, limit, target_symbol, force_full)
+    request = ReadRequest(source.rel, offset, limit, target_symbol, force_full, hints=hints)
 
     store = ws.store_or_none() if record and session_id is not None else None
     if store is None or session_id is None:
@@ -354,9 +359,9 @@ def _forget_deleted(ws: Workspace, target: str, session_id: str) -> None:
 
 
 def refresh(ws: Workspace, path: str | os.PathLike[str], session_id: str, offset: int | None = None,
-            limit: int | None = None) -> str:
+            limit: int | None = None, front: str | None = None) -> str:
     """The agent lost those lines: remove them from its copy, whatever answer they
-    came from, so the next read of them is plain."""
+    came from, so the next read of them is plain. *front*: as for `read_file`."""
     target = os.fspath(path)
     target = target if os.path.isabs(target) else os.path.join(os.getcwd(), target)
     source = load_source(target, ws.root_dir, ws.settings.sensitive)
@@ -366,11 +371,11 @@ def refresh(ws: Workspace, path: str | os.PathLike[str], session_id: str, offset
     if home is not None:
         other = Workspace(home)
         try:
-            return refresh(other, source.path, session_id, offset, limit)
+            return refresh(other, source.path, session_id, offset, limit, front)
         finally:
             other.close()
     lines = split_text_lines(source.text)
-    scope = resolve_scope(len(lines), offset, limit)  # ReadError: a UsageError
+    scope = resolve_scope(len(lines), offset, limit, hints_for(front))  # ReadError: a UsageError
     with ws.store.session(session_id) as session:
         copy = session.copy(source.rel)
         if scope is None:

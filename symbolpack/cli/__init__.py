@@ -164,7 +164,7 @@ def cmd_read(args) -> int:
         present = None if args.present is None else [i for i in args.present.split(",") if i.strip()]
         result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit, symbol=args.symbol,
                            force_full=args.full, policy=policy, confirm=False, answer_id=args.answer_id,
-                           present=present)
+                           present=present, front=args.front)
         if args.format == "json":
             _emit_json(result.response)
         else:
@@ -193,6 +193,9 @@ _READ_OPTIONS = (
     (("--present",), "present", str, None, "IDS",
      "comma-separated ids of the answers still in the model's context, oldest first: answer against "
      "exactly what they gave it ('' for none)"),
+    (("--front",), "front", ("cli", "mcp", "claude", "pi"), "cli", None,
+     "whose words markers and errors use: this CLI's flags (default), or the read tool's parameters "
+     "of an MCP client, Claude Code or pi"),
 )
 _READ_FLAGS = ((("--full", "--no-compress"), "full", "plain full read: no skeleton, no delta"),)
 

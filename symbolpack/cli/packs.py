@@ -57,7 +57,7 @@ def cmd_context(args) -> int:
     try:
         session_id, delta = _session(args, ws)
         result = context_pack(ws, args.entry, depth=args.depth, budget=args.budget, callers=args.callers,
-                              session_id=session_id, delta=delta, confirm=False)
+                              session_id=session_id, delta=delta, confirm=False, front=args.front)
         return _emit(result, args.format, args.with_text)
     finally:
         ws.close()
@@ -70,7 +70,7 @@ def cmd_diff_context(args) -> int:
     try:
         session_id, delta = _session(args, ws)
         result = diff_context(ws, base=args.base, head=args.head, session_id=session_id,
-                              delta=delta, budget=args.budget, confirm=False)
+                              delta=delta, budget=args.budget, confirm=False, front=args.front)
         return _emit(result, args.format, args.with_text)
     finally:
         ws.close()
@@ -87,6 +87,9 @@ def _common(p) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--with-text", action="store_true",
                    help="with --format json: also put the text rendering in the JSON (`text`)")
+    p.add_argument("--front", choices=("cli", "mcp", "claude", "pi"), default="cli",
+                   help="whose words the pack's \"not shown\" lines use: this CLI's flags (default), "
+                        "or the read tool's parameters of an MCP client, Claude Code or pi")
 
 
 def add_context_parsers(subparsers) -> None:

@@ -23,7 +23,7 @@ DELIVERY_TTL_SECONDS = 24 * 3600
 READ_DESCRIPTION = (
     "Read a source file (or a range, or one symbol) without wasting context; use instead of "
     "file_head/file_lines for code. A first read of a large file is a [SKELETON]: bodies are "
-    "elided as `... A-B elided: --symbol NAME` (or `--offset A --limit N`); pass symbol=NAME or "
+    "elided as `... A-B elided: symbol=\"NAME\"` (or `offset=A limit=N`); pass that symbol or "
     "offset/limit to see one whole. A re-read is [UNCHANGED] (identical to what you were given: "
     "use your copy), [DELTA] (only changed symbols; `... A-B unchanged` spans are as you saw them) "
     "or [DIFF] (a unified diff from your copy). Lines are `   NN<TAB>text`. full=true: a plain "
@@ -81,7 +81,7 @@ def tool_read(args: dict, home: str) -> ToolAnswer:
     result = read_file(ws, path, session_id, offset=_int(args.get("offset"), "offset"),
                        limit=_int(args.get("limit"), "limit"),
                        symbol=args.get("symbol") if isinstance(args.get("symbol"), str) else None,
-                       force_full=args.get("full") is True, confirm=False)
+                       force_full=args.get("full") is True, confirm=False, front="chibi")
     response = result.response
     scopes = []
     if session_id is not None and response["mode"] not in ("unchanged", "passthrough"):
@@ -121,7 +121,7 @@ def tool_context(args: dict, home: str) -> ToolAnswer:
     budget = _int(args.get("budget"), "budget")
     result = context_pack(ws, entry, depth=2 if depth is None else depth,
                           budget=DEFAULT_BUDGET if budget is None else budget, callers=args.get("callers") is True,
-                          session_id=session_id, delta=session_id is not None, confirm=False)
+                          session_id=session_id, delta=session_id is not None, confirm=False, front="chibi")
     return _pack_answer(result, ws, session_id)
 
 
@@ -136,7 +136,7 @@ def tool_diff_context(args: dict, home: str) -> ToolAnswer:
     head = raw_head if isinstance(raw_head, str) and raw_head else None
     budget = _int(args.get("budget"), "budget")
     result = diff_context(ws, base=base, head=head, session_id=session_id, delta=session_id is not None,
-                          budget=DEFAULT_BUDGET if budget is None else budget, confirm=False)
+                          budget=DEFAULT_BUDGET if budget is None else budget, confirm=False, front="chibi")
     return _pack_answer(result, ws, session_id)
 
 

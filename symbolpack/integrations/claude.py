@@ -335,7 +335,8 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
 
         # no skeletons here: the native tool shows plain text, and so do we
         result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit,
-                           policy=ReadPolicy(skeleton_max_share=0.0), confirm=False, answer_id=_tool_use_id(req))
+                           policy=ReadPolicy(skeleton_max_share=0.0), confirm=False, answer_id=_tool_use_id(req),
+                           front="claude")
         after.append(result.commit)  # a plain answer is what the native tool shows: it is delivered too
         response = result.response
         mode = response["mode"]
@@ -433,7 +434,7 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
     # a skeleton only for a whole-file read, delivered by claude-post-read in place of the native output
     policy = ReadPolicy() if whole else ReadPolicy(skeleton_max_share=0.0)
     result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit, policy=policy, confirm=False,
-                       answer_id=tool_use_id, present=present)
+                       answer_id=tool_use_id, present=present, front="claude")
     after.append(result.commit)
     response = result.response
     mode = response["mode"]
@@ -477,7 +478,6 @@ REREAD_NOTE = "(symbolpack's answer, not an error; line {line} above is current.
 SKELETON_NOTE = ("[SKELETON] {path}: {total} lines. Lines 1-{head} above are the file as it is; below, the "
                  "rest with long bodies elided. \"... A-B elided\" hides lines A-B: Read offset=A limit=N shows "
                  "them. This is the file's content for you, not an error.")
-_MARKER = re.compile(r"^(\s*\.\.\. (\d+)-(\d+) [^:\n]*): [^\n]*$", re.M)
 
 
 def _stash_path(store, tool_use_id: str) -> str:
@@ -496,8 +496,7 @@ def _stash_skeleton(store, tool_use_id: str, path: str, response: dict) -> None:
     rows = response["text"].split("\n")[1:]  # the skeleton's own header goes: Claude's note replaces it
     shown, rest = rows[:head], rows[head:]
     content = "\n".join(row.split("\t", 1)[1] for row in shown)
-    body = _MARKER.sub(lambda m: f"{m.group(1)}: Read offset={m.group(2)} "
-                                 f"limit={int(m.group(3)) - int(m.group(2)) + 1}", "\n".join(rest))
+    body = "\n".join(rest)  # its markers name the Read tool's offset/limit (front "claude")
     note = SKELETON_NOTE.format(path=response["path"], total=response["total_lines"], head=head)
     if len(note) + 1 + len(body) > HOOK_TEXT_LIMIT:
         return  # Claude would show only a preview of it: the native output stands (it shows more than recorded)

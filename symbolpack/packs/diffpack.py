@@ -13,12 +13,11 @@ it), then several files share one line. Files symbolpack must never show
 
 from __future__ import annotations
 
-import shlex
-
 from .callgraph import CallGraph
 from .changes import FileChange, local_id, rename_line, render_diff
 from .packing import HEADER_TOKENS, Pack, PackSlice, allocate, block_cost, diff_block, window_around
 from ..base.tokens import count_tokens
+from ..reads.hints import CLI, Hints
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
 if TYPE_CHECKING:
@@ -41,8 +40,8 @@ class DiffPack(Pack):
     command names) and the *label* of the comparison."""
 
     def __init__(self, slices: list[PackSlice], budget: int, graph: CallGraph, changes: list[FileChange],
-                 everything: set[str], revs: list[str], label: str):
-        super().__init__(slices, budget)
+                 everything: set[str], revs: list[str], label: str, hints: Hints = CLI):
+        super().__init__(slices, budget, hints)
         self.graph = graph
         self.changes = changes
         self.everything = everything
@@ -71,11 +70,16 @@ class DiffPack(Pack):
             if c.withheld == "sensitive":
                 why, see = "sensitive, not shown", None
             elif c.withheld:
-                why, see = f"{c.withheld}, not shown", see_command(c, self.revs)
+                why, see = f"{c.withheld}, not shown", self.see(c)
             else:
-                why, see = "over the token budget", see_command(c, self.revs)
+                why, see = "over the token budget", self.see(c)
             self.summaries[c.path] = file_summary(c, why, symbol_names(self.graph, c), see)
         return self.summaries[c.path]
+
+    def see(self, c: FileChange) -> str:
+        """What shows *c* in full, in the front end's words."""
+        return self.hints.see_change(c.new_path or c.path, c.old_path if c.old_path != c.new_path else None,
+                                     tuple(self.revs), c.untracked)
 
     def group_line(self) -> str:
         in_order = [f"{c.old_path} -> {c.new_path}" if rename_line(c) else c.path
@@ -83,9 +87,7 @@ class DiffPack(Pack):
         named = in_order[:self.group_names]
         more = len(self.grouped) - len(named)
         listed = ", ".join(named) + (f" and {more} more" if more else "")
-        see = "git diff --stat " + " ".join(shlex.quote(r) for r in self.revs)
-        if any(self.by_path[p].untracked for p in self.grouped):
-            see += "; git status --short"
+        see = self.hints.see_changes(tuple(self.revs), any(self.by_path[p].untracked for p in self.grouped))
         files = f"{len(self.grouped)} changed file{'s' if len(self.grouped) > 1 else ''}"
         return f"{files}{': ' + listed if named else ''}; over the token budget; see: {see}"
 
@@ -334,14 +336,6 @@ def _hidden(c: FileChange, visible: set[str]) -> bool:
                 any(c.old_owner.get(o) not in visible for o in range(i1 + 1, i2 + 1)):
             return True
     return False
-
-
-def see_command(c: FileChange, revs: Sequence[str]) -> str:
-    """The shell command that shows *c* in full."""
-    if c.untracked:
-        return f"git diff --no-index -- /dev/null {shlex.quote(c.path)}"
-    paths = " ".join(shlex.quote(p) for p in dict.fromkeys(p for p in (c.old_path, c.new_path) if p))
-    return f"git diff {' '.join(shlex.quote(r) for r in revs)} -- {paths}"
 
 
 def file_summary(c: FileChange, why: str, names: str, see: str | None) -> str:

@@ -13,9 +13,9 @@ symbol's whole code as it is now, and writes what the pack showed into the copy.
 
 from __future__ import annotations
 
-import shlex
 
 from .related import RELEVANCE_ORDER
+from ..reads.hints import CLI, Hints
 from ..engine.symbols import SymbolSlice
 from ..base.tokens import count_tokens
 from ..base.workspace import sha256_hex
@@ -168,7 +168,7 @@ def _tag(s: PackSlice) -> str:
     return "" if s.relevance == "callee" else f" [{s.relevance}]"
 
 
-def _signature_block(s: PackSlice) -> str:
+def _signature_block(s: PackSlice, hints: Hints = CLI) -> str:
     sym = s.sym
     where = f"{sym.path}:{sym.lines[0]}-{sym.lines[1]} {sym.kind} {sym.qualname}{_tag(s)}"
     if s.mode == "unchanged":  # the agent holds its code: one line, smaller than its signature
@@ -178,8 +178,7 @@ def _signature_block(s: PackSlice) -> str:
         note = " (its change: in the diff below)"
     elif s.cut:
         a, b = sym.lines
-        see = f"; see: tldrs read {shlex.quote(sym.path)} --offset {a} --limit {b - a + 1}" \
-            if s.relevance == "entry" else ""
+        see = f"; see: {hints.read_lines(sym.path, a, b)}" if s.relevance == "entry" else ""
         note = f" (signature only: over the token budget{see})"
     sig = "\n".join("   " + line for line in _signature_text(s).split("\n"))
     return f"-- {where}{note}\n{sig}"
@@ -205,7 +204,7 @@ def _brief_signature(sym: SymbolSlice) -> str:
     return " ".join(out)
 
 
-def _code_block(s: PackSlice) -> str:
+def _code_block(s: PackSlice, hints: Hints = CLI) -> str:
     sym = s.sym
     a, b = sym.lines
     wa, wb = s.span
@@ -213,16 +212,16 @@ def _code_block(s: PackSlice) -> str:
     if wa > a:
         if s.signature_shown():
             parts.append("   " + _brief_signature(sym))
-        parts.append(_hidden_marker(sym.path, a, wa - 1))
+        parts.append(_hidden_marker(sym.path, a, wa - 1, hints))
     parts += [f"{n:>6}\t{s.lines[n - 1]}" for n in range(wa, wb + 1)]
     if wb < b:
-        parts.append(_hidden_marker(sym.path, wb + 1, b))
+        parts.append(_hidden_marker(sym.path, wb + 1, b, hints))
     return "\n".join(parts)
 
 
-def _hidden_marker(path: str, start: int, end: int) -> str:
-    """Names lines a window leaves out, and the command that shows them."""
-    return f"   ... not shown: tldrs read {shlex.quote(path)} --offset {start} --limit {end - start + 1}"
+def _hidden_marker(path: str, start: int, end: int, hints: Hints = CLI) -> str:
+    """Names lines a window leaves out, and the request that shows them."""
+    return f"   ... not shown: {hints.read_lines(path, start, end)}"
 
 
 def diff_block(d: dict) -> str:
@@ -379,8 +378,10 @@ def _clip(text: str, budget: int) -> str:
     return out
 
 
-def render(slices: list[PackSlice], diffs: list[dict], footer: str) -> str:
-    """Stable first: signatures and stubs, then related code, then changing code and diffs."""
+def render(slices: list[PackSlice], diffs: list[dict], footer: str, hints: Hints = CLI) -> str:
+    """Stable first: signatures and stubs, then related code, then changing code and diffs.
+    Every slice names its file by its repository-relative path, whole: a reader (or a
+    tool call) takes a path from any line as it is."""
     def key(s: PackSlice):
         return (s.sym.path, s.sym.lines[0], s.sym.id)
 
@@ -390,10 +391,10 @@ def render(slices: list[PackSlice], diffs: list[dict], footer: str) -> str:
     parts = []
     if sigs:
         parts.append("== signatures ==")
-        parts += _continued([(s, _signature_block(s)) for s in sigs])
+        parts += [_signature_block(s, hints) for s in sigs]
     if related or changing:
         parts.append("== code ==")
-        parts += _continued([(s, _code_block(s)) for s in related + changing])
+        parts += [_code_block(s, hints) for s in related + changing]
     if diffs:
         parts.append("== diffs ==")
         seen: set[str] = set()  # files summarized together share one line
@@ -404,19 +405,6 @@ def render(slices: list[PackSlice], diffs: list[dict], footer: str) -> str:
                 parts.append(block)
     parts.append(footer)
     return "\n".join(parts)
-
-
-def _continued(blocks: list[tuple[PackSlice, str]]) -> list[str]:
-    """A block that follows one of the same file names it by its base name only."""
-    out, previous = [], None
-    for s, block in blocks:
-        path = s.sym.path
-        if path == previous and "/" in path:
-            head, _, rest = block.partition("\n")
-            block = head.replace(f" {path}:", f" {path.rsplit('/', 1)[1]}:", 1) + ("\n" + rest if rest else "")
-        out.append(block)
-        previous = path
-    return out
 
 
 def cache_stats(slices: Sequence[PackSlice]) -> dict:
@@ -448,9 +436,10 @@ class Pack:
     and the text drawn last. Subclasses say what the pack must hold (`decide`), what its
     footer says, which diffs it draws and how it shrinks when nothing optional is left."""
 
-    def __init__(self, slices: list[PackSlice], budget: int):
+    def __init__(self, slices: list[PackSlice], budget: int, hints: Hints = CLI):
         self.slices = slices
         self.budget = budget
+        self.hints = hints  # the front end's words for "see more" (`reads/hints.py`)
         self.work: list[PackSlice] = []
         self.text = ""
 
@@ -470,7 +459,7 @@ class Pack:
         return False
 
     def draw(self) -> str:
-        return render(self.work, self.diffs(), self.footer())
+        return render(self.work, self.diffs(), self.footer(), self.hints)
 
     def fit(self) -> None:
         self.text = fit(self.work, self.budget, self.draw, self.degrade)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Callable, Collection, Sequence
 
 from .agentcopy import AgentCopy
+from .hints import CLI, Hints
 from ..base.errors import UsageError
 from ..base.tokens import count_tokens
 
@@ -55,12 +56,13 @@ class ReadPolicy(namedtuple("ReadPolicy", [
     __slots__ = ()
 
 
-class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told"],
-                             defaults=[None, None, None, False, ()])):
+class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told", "hints"],
+                             defaults=[None, None, None, False, (), CLI])):
     """One read: a path, an optional range or resolved drill-in symbol, and --full.
     *told*: the modes this session was already answered with ("skeleton", "delta"):
     their first answer explained the markers; later ones say only what they are
-    (a convention is explained once per session, not in every answer)."""
+    (a convention is explained once per session, not in every answer).
+    *hints*: the words of the front end the answer goes to (`reads/hints.py`)."""
 
     __slots__ = ()
 
@@ -140,17 +142,18 @@ class ReadError(UsageError):
     """A bad request (range out of bounds): one clear line for the user."""
 
 
-def resolve_scope(total: int, offset: int | None, limit: int | None) -> tuple[int, int] | None:
-    """1-based inclusive scope, or None for the whole file. Raises ReadError when bad."""
+def resolve_scope(total: int, offset: int | None, limit: int | None, hints: Hints = CLI) -> tuple[int, int] | None:
+    """1-based inclusive scope, or None for the whole file. Raises ReadError when bad
+    (worded for *hints*' front end)."""
     if offset is None and limit is None:
         return None
     if offset is not None and offset < 1:
-        raise ReadError(f"--offset must be >= 1 (got {offset})")
+        raise ReadError(f"{hints.option('offset')} must be >= 1 (got {offset})")
     if limit is not None and limit < 1:
-        raise ReadError(f"--limit must be >= 1 (got {limit})")
+        raise ReadError(f"{hints.option('limit')} must be >= 1 (got {limit})")
     start = offset or 1
     if start > max(total, 1):
-        raise ReadError(f"--offset {start} is past the end of the file ({total} lines)")
+        raise ReadError(f"{hints.option('offset')} {start} is past the end of the file ({total} lines)")
     end = total if limit is None else min(total, start + limit - 1)
     if start <= 1 and end >= total:
         return None
@@ -162,7 +165,7 @@ def request_scope(request: ReadRequest, total: int) -> tuple[int, int] | None:
     if request.symbol is not None:
         scope = tuple(request.symbol.lines)
         return None if scope == (1, total) else scope
-    return resolve_scope(total, request.offset, request.limit)
+    return resolve_scope(total, request.offset, request.limit, request.hints)
 
 
 def asks_for_lines(request: ReadRequest) -> bool:
@@ -299,7 +302,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
 
 
 def _first_read(request, current, copy, policy, load) -> ReadOutcome:
-    from .views import render_segments, shell_word
+    from .views import render_segments
 
     plain = _plain(request, current, None, copy)
     full_tokens = plain.response["full_tokens"]
@@ -325,13 +328,12 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     hidden = [s for s in segments if s.kind == "elided"]
     if not hidden:
         return plain
-    body = render_segments(current.lines, segments, notes)
+    body = render_segments(current.lines, segments, notes, request.hints)
     header = f"[SKELETON] {request.path}: {total} lines."
     if "skeleton" not in request.told:
         held_note = " [UNCHANGED] spans are code you were already given." if any(
             s.kind == "unchanged" for s in segments) else ""
-        header += (f" \"... A-B elided: OPTIONS\" hides lines A-B; "
-                   f"tldrs read {shell_word(request.path)} OPTIONS shows them.{held_note}")
+        header += f" {request.hints.skeleton_help(request.path)}{held_note}"
     text = "\n".join([header, *body])
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
@@ -440,7 +442,7 @@ def _range_with_held(request, current, scope, copy: AgentCopy, load) -> ReadOutc
         n = m + 1
     if all(seg.kind == "shown" for seg in segments):
         return plain
-    text = "\n".join(render_segments(current.lines, segments))
+    text = "\n".join(render_segments(current.lines, segments, hints=request.hints))
     response = _response(request, current, "range", text, scope, segments, plain.response["full_tokens"])
     return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
 
@@ -538,7 +540,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
     if "delta" not in request.told:
         header += " Unchanged spans are as in your copy (what it had elided stays elided)."
-    text = "\n".join([header, *render_delta(new, segments)])
+    text = "\n".join([header, *render_delta(new, segments, request.hints)])
     response = _response(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, _copy_after(copy, current, segments), None), only_unseen
 

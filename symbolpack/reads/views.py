@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from .hints import CLI, Hints
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,23 +80,12 @@ def _indent_of(lines: Sequence[str], line: int) -> str:
     return text[: len(text) - len(text.lstrip())][:24].replace("\t", "    ")
 
 
-_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
-
-
-def shell_word(text: str) -> str:
-    """*text* as one POSIX shell word (shlex.quote's rule; shlex itself is not
-    imported on the read path): a hint the agent pastes must run as shown."""
-    if text and all(c in _SHELL_SAFE for c in text):
-        return text
-    return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
-def elided_marker(lines: Sequence[str], seg: Segment, note: str | None = None) -> str:
-    """`... A-B elided: --symbol NAME` (or `--offset A --limit N`): which lines are
-    hidden and the options that show them (the answer's header names the command
-    once). *note* replaces "elided" (an import block lists its names there)."""
-    count = seg.end - seg.start + 1
-    expand = f"--symbol {shell_word(_qual(seg.symbol))}" if seg.symbol else f"--offset {seg.start} --limit {count}"
+def elided_marker(lines: Sequence[str], seg: Segment, note: str | None = None, hints: Hints = CLI) -> str:
+    """`... A-B elided: --symbol NAME` (or `--offset A --limit N`; each front end's own
+    words, `reads/hints.py`): which lines are hidden and what shows them (the
+    answer's header names the tool once). *note* replaces "elided" (an import block
+    lists its names there)."""
+    expand = hints.expand(seg.start, seg.end, _qual(seg.symbol) if seg.symbol else None)
     return f"{_indent_of(lines, seg.start)}... {seg.start}-{seg.end} {note or 'elided'}: {expand}"
 
 
@@ -105,19 +96,20 @@ def unchanged_marker(seg: Segment) -> str:
     return f"... {seg.start}-{seg.end} unchanged{moved}"
 
 
-def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: dict | None = None) -> list[str]:
+def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: dict | None = None,
+                    hints: Hints = CLI) -> list[str]:
     out: list[str] = []
     for seg in segments:
         if seg.kind == "shown":
             out.extend(numbered(lines, seg.start, seg.end))
         elif seg.kind == "elided":
-            out.append(elided_marker(lines, seg, notes.get(seg.start) if notes else None))
+            out.append(elided_marker(lines, seg, notes.get(seg.start) if notes else None, hints))
         else:
             out.append(unchanged_marker(seg))
     return out
 
 
-def render_delta(lines: Sequence[str], segments: Sequence[Segment]) -> list[str]:
+def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints = CLI) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
@@ -134,7 +126,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment]) -> list[str]
             i += 1
             continue
         if seg.source is None:  # elided, changed inside
-            out.append(elided_marker(lines, seg))
+            out.append(elided_marker(lines, seg, hints=hints))
             i += 1
             continue
         j = i
@@ -144,7 +136,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment]) -> list[str]
             j += 1
         run = segments[i:j + 1]
         if all(r.kind == "elided" for r in run) and len(run) == 1:
-            out.append(elided_marker(lines, seg))
+            out.append(elided_marker(lines, seg, hints=hints))
         else:
             out.append(unchanged_marker(Segment("unchanged", seg.start, run[-1].end, source=seg.source)))
         i = j + 1

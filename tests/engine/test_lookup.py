@@ -6,7 +6,8 @@ import json
 import shlex
 
 from symbolpack.engine.lookup import resolve
-from symbolpack.reads.views import Segment, elided_marker, shell_word
+from symbolpack.reads.hints import shell_word
+from symbolpack.reads.views import Segment, elided_marker
 
 from conftest import tldrs
 from conftest import python_symbols

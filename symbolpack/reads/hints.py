@@ -1,0 +1,168 @@
+"""How an answer tells the agent to see more, in the words of the front end it goes to.
+
+An answer names what it hides and how to show it: a skeleton's `... A-B elided:`
+markers, a pack's "not shown" lines, a bad range's error. The agent can act only on
+the words of the tool it is calling: a model calling MCP's `read_file` has no
+`--offset` flag, Claude Code's Read has `offset`/`limit` and no `symbol`, pi's
+`read` has `offset`/`limit`/`symbol`. So every such phrase is rendered here, once
+per front end, and the core asks for the phrase instead of writing a CLI flag.
+
+A front end is chosen by name (`front=` in `api.operations.read_file`, the packs,
+`tldrs read --front`); the CLI's own words are the default.
+"""
+
+from __future__ import annotations
+
+import json
+
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def shell_word(text: str) -> str:
+    """*text* as one POSIX shell word (shlex.quote's rule; shlex itself is not
+    imported on the read path): a hint the agent pastes must run as shown."""
+    if text and all(c in _SHELL_SAFE for c in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+class Hints:
+    """The CLI's words: flags of `tldrs read`, shell commands."""
+
+    name = "cli"
+
+    def option(self, name: str) -> str:
+        """A request parameter as the agent writes it (`--offset`; `offset` for tools)."""
+        return f"--{name}"
+
+    def expand(self, start: int, end: int, symbol: str | None) -> str:
+        """What shows lines *start*..*end* (one symbol's body when *symbol* is given),
+        after a marker's colon; the answer's header says which file and tool."""
+        if symbol:
+            return f"--symbol {shell_word(symbol)}"
+        return f"--offset {start} --limit {end - start + 1}"
+
+    def skeleton_help(self, path: str) -> str:
+        """The skeleton header's sentence that says how markers are expanded."""
+        return f"\"... A-B elided: OPTIONS\" hides lines A-B; tldrs read {shell_word(path)} OPTIONS shows them."
+
+    def read_lines(self, path: str, start: int, end: int) -> str:
+        """A whole request that shows lines *start*..*end* of *path*."""
+        return f"tldrs read {shell_word(path)} {self.expand(start, end, None)}"
+
+    def see_change(self, path: str, old_path: str | None, revs: tuple[str, ...], untracked: bool) -> str:
+        """What shows one changed file's whole change."""
+        if untracked:
+            return f"git diff --no-index -- /dev/null {shell_word(path)}"
+        paths = " ".join(shell_word(p) for p in dict.fromkeys(p for p in (old_path, path) if p))
+        return f"git diff {' '.join(shell_word(r) for r in revs)} -- {paths}"
+
+    def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
+        """What lists the changed files a pack could only count."""
+        see = "git diff --stat " + " ".join(shell_word(r) for r in revs)
+        return see + ("; git status --short" if untracked else "")
+
+
+class ToolHints(Hints):
+    """A host's read tool: parameters by name, no shell, no flags. A change a pack
+    leaves out is shown by the pack tool with a larger budget or by reading the file."""
+
+    tool = "read"
+    separator = " "
+    has_symbol = True
+
+    def option(self, name: str) -> str:
+        return name
+
+    def expand(self, start: int, end: int, symbol: str | None) -> str:
+        if symbol and self.has_symbol:
+            return f"symbol={_quoted(symbol)}"
+        return f"offset={start}{self.separator}limit={end - start + 1}"
+
+    def skeleton_help(self, path: str) -> str:
+        return (f"\"... A-B elided: ARGS\" hides lines A-B; {self.tool} with path={_quoted(path)} "
+                f"and those ARGS shows them.")
+
+    def read_lines(self, path: str, start: int, end: int) -> str:
+        return f"{self.tool} path={_quoted(path)}{self.separator}{self.expand(start, end, None)}"
+
+    def see_change(self, path: str, old_path: str | None, revs: tuple[str, ...], untracked: bool) -> str:
+        read = f"{self.tool} path={_quoted(path)}"
+        return read if untracked else f"the pack with a larger budget, or {read}"
+
+    def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
+        return "the pack with a larger budget"
+
+
+class McpHints(ToolHints):
+    """symbolpack's MCP tools: `read_file(path, offset, limit, symbol)`, `diff_context(budget)`."""
+
+    name = "mcp"
+    tool = "read_file"
+    separator = ", "
+
+    def read_lines(self, path: str, start: int, end: int) -> str:
+        return f"read_file(path={_quoted(path)}, {self.expand(start, end, None)})"
+
+    def see_change(self, path: str, old_path: str | None, revs: tuple[str, ...], untracked: bool) -> str:
+        if untracked:
+            return f"read_file(path={_quoted(path)})"
+        return f"diff_context with a larger budget, or read_file(path={_quoted(path)})"
+
+    def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
+        return "diff_context with a larger budget"
+
+
+class ClaudeHints(ToolHints):
+    """Claude Code's Read tool: `file_path`, `offset`, `limit`; no symbol parameter."""
+
+    name = "claude"
+    tool = "Read"
+    has_symbol = False
+
+    def skeleton_help(self, path: str) -> str:
+        return "\"... A-B elided: offset=A limit=N\" hides lines A-B; Read with that offset and limit shows them."
+
+    def read_lines(self, path: str, start: int, end: int) -> str:
+        return f"Read {path} {self.expand(start, end, None)}"
+
+
+class PiHints(ToolHints):
+    """pi's `read` tool as symbolpack's extension overrides it: `path`, `offset`, `limit`, `symbol`."""
+
+    name = "pi"
+    tool = "read"
+
+
+class ChibiHints(ToolHints):
+    """Chibi's plugin tools: `symbolpack_read(path, offset, limit, symbol)`, `symbolpack_diff_context(budget)`."""
+
+    name = "chibi"
+    tool = "symbolpack_read"
+
+    def see_change(self, path: str, old_path: str | None, revs: tuple[str, ...], untracked: bool) -> str:
+        read = f"symbolpack_read path={_quoted(path)}"
+        return read if untracked else f"symbolpack_diff_context with a larger budget, or {read}"
+
+    def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
+        return "symbolpack_diff_context with a larger budget"
+
+
+FRONTS: dict[str, Hints] = {h.name: h for h in (Hints(), McpHints(), ClaudeHints(), PiHints(), ChibiHints())}
+CLI = FRONTS["cli"]
+
+
+def hints_for(front: str | Hints | None) -> Hints:
+    """The hints of a front end by name (None: the CLI's)."""
+    if front is None:
+        return CLI
+    if isinstance(front, Hints):
+        return front
+    try:
+        return FRONTS[front]
+    except KeyError:
+        raise ValueError(f"unknown front end {front!r} (one of: {', '.join(FRONTS)})") from None

@@ -1,0 +1,117 @@
+"""Answers speak the front end's language: markers, headers, errors and packs name the
+parameters of the tool the agent calls (`reads/hints.py`), never another front end's."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from symbolpack.api.context import context_pack, diff_context
+from symbolpack.api.operations import Workspace, read_file
+from symbolpack.base.errors import UsageError
+from symbolpack.reads.hints import FRONTS, hints_for
+
+from conftest import git, py_lines, tldrs
+
+CLI_WORDS = re.compile(r"--[a-z]|tldrs ")
+
+LONG = "def process(items):\n" + "".join(f"    step_{i} = items[{i}] * {i}\n" for i in range(120)) + \
+    "    return step_0\n"
+
+
+def skeleton(root, front: str, session: str) -> dict:
+    ws = Workspace(root)
+    try:
+        return read_file(ws, root / "src/app.py", session, front=front).response
+    finally:
+        ws.close()
+
+
+@pytest.mark.parametrize("front, marker, header", [
+    ("cli", "... 5-21 elided: --symbol f0", "tldrs read src/app.py OPTIONS shows them."),
+    ("mcp", '... 5-21 elided: symbol="f0"', 'read_file with path="src/app.py" and those ARGS shows them.'),
+    ("pi", '... 5-21 elided: symbol="f0"', 'read with path="src/app.py" and those ARGS shows them.'),
+    ("chibi", '... 5-21 elided: symbol="f0"', 'symbolpack_read with path="src/app.py" and those ARGS shows them.'),
+    ("claude", "... 5-21 elided: offset=5 limit=17", "Read with that offset and limit shows them."),
+])
+def test_a_skeleton_names_the_front_ends_own_parameters(app_repo, front, marker, header):
+    response = skeleton(app_repo, front, f"s-{front}")
+    assert response["mode"] == "skeleton"
+    lines = response["text"].split("\n")
+    assert lines[0].endswith(header)
+    assert any(line.strip() == marker for line in lines), response["text"]
+    if front != "cli":
+        assert not CLI_WORDS.search(response["text"]), response["text"]
+
+
+def test_claude_markers_name_lines_because_its_read_tool_has_no_symbol_parameter(app_repo):
+    text = skeleton(app_repo, "claude", "c")["text"]
+    markers = [line for line in text.split("\n")[1:] if " elided: " in line]
+    assert markers and all(re.search(r"elided: offset=(\d+) limit=(\d+)$", m) for m in markers)
+    for m in markers:  # the offset and limit open exactly the hidden lines
+        a, b, off, lim = map(int, re.search(r"\.\.\. (\d+)-(\d+) .*offset=(\d+) limit=(\d+)", m).groups())
+        assert (off, off + lim - 1) == (a, b)
+
+
+@pytest.mark.parametrize("front, expected", [
+    ("cli", "--offset must be >= 1 (got 0)"), ("mcp", "offset must be >= 1 (got 0)"),
+    ("claude", "offset must be >= 1 (got 0)"), ("pi", "offset must be >= 1 (got 0)"),
+])
+def test_a_bad_range_is_refused_in_the_front_ends_words(app_repo, front, expected):
+    ws = Workspace(app_repo)
+    try:
+        with pytest.raises(UsageError) as caught:
+            read_file(ws, app_repo / "src/app.py", "e", offset=0, front=front)
+        assert str(caught.value) == expected
+        with pytest.raises(UsageError) as caught:
+            context_pack(ws, "f0", budget=0, front=front)
+        assert str(caught.value).startswith(("--budget" if front == "cli" else "budget") + " must be")
+    finally:
+        ws.close()
+
+
+def test_a_windowed_pack_through_a_tool_names_the_tools_request_and_its_paths_whole(make_repo):
+    root = make_repo({"src/proc.py": LONG, "src/main.py": "from proc import process\n\n\n"
+                      "def main():\n    return process([1])\n"})
+    text = (root / "src/proc.py").read_text().replace("step_60 = items[60] * 60", "step_60 = items[60] * 61")
+    (root / "src/proc.py").write_text(text)
+    (root / "src/new.txt").write_text("x\n" * 4000)  # untracked and over the budget: only summarized
+    ws = Workspace(root)
+    try:
+        cli = diff_context(ws, session_id=None, delta=False, budget=600)
+        mcp = diff_context(ws, session_id=None, delta=False, budget=600, front="mcp")
+    finally:
+        ws.close()
+    assert "   ... not shown: tldrs read src/proc.py --offset 1 --limit " in cli["text"]
+    assert '   ... not shown: read_file(path="src/proc.py", offset=1, limit=' in mcp["text"]
+    assert "see: read_file(path=\"src/new.txt\")" in mcp["text"], mcp["text"]
+    assert not CLI_WORDS.search(mcp["text"]), mcp["text"]
+    # every slice and marker names its file by the repository-relative path, whole
+    heads = re.findall(r"^-- (?:\[UNCHANGED\] )?(\S+):\d+-\d+ ", mcp["text"], re.M)
+    assert heads and all(h.startswith("src/") for h in heads), heads
+
+
+def test_every_slice_of_a_pack_names_its_file_by_the_same_relative_path(make_repo):
+    """A slice after another one of the same file used to name it by its base name only
+    (`cart.ts:29-33` beside `src/cart.ts:25-27`): a path the agent cannot use as it is."""
+    root = make_repo({"src/cart.py": "def add(x):\n    return price(x) + 1\n\n\ndef price(x):\n    return x * 2\n"})
+    ws = Workspace(root)
+    try:
+        pack = context_pack(ws, "add", session_id=None, delta=False)
+    finally:
+        ws.close()
+    heads = re.findall(r"^-- (\S+):(\d+)-(\d+) ", pack["text"], re.M)
+    assert [h[0] for h in heads] == ["src/cart.py", "src/cart.py"], pack["text"]
+
+
+def test_the_cli_takes_the_front_end_and_refuses_an_unknown_one(app_repo):
+    proc = tldrs(app_repo, "read", "src/app.py", "--session-id", "f", "--front", "mcp", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert '... 5-21 elided: symbol="f0"' in json.loads(proc.stdout)["text"]
+    bad = tldrs(app_repo, "read", "src/app.py", "--front", "vim")
+    assert bad.returncode == 2 and "invalid choice: 'vim'" in bad.stderr and "Traceback" not in bad.stderr
+    with pytest.raises(ValueError, match="unknown front end 'vim'"):
+        hints_for("vim")
+    assert set(FRONTS) == {"cli", "mcp", "claude", "pi", "chibi"}
