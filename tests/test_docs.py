@@ -1,9 +1,12 @@
-"""The project's documents are its own: they point only inside the repository."""
+"""The project's documents are its own (they point only inside the repository) and true
+(the README's main job runs as written)."""
 
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,3 +24,19 @@ def test_the_protocol_document_is_linked_from_readme_and_architecture():
     assert (ROOT / "docs" / "PROTOCOL.md").is_file()
     for doc in ("README.md", "ARCHITECTURE.md"):
         assert "](docs/PROTOCOL.md)" in (ROOT / doc).read_text()
+
+
+def test_the_readmes_main_job_runs_in_a_fresh_clone_and_the_oracle_holds(tmp_path):
+    """The first command a newcomer runs (README, "Two commands"): the eval on this
+    repository's own history, in the clone the README has just made."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Two commands", 1)[1]
+    first = re.search(r"```sh\n(.*?)\n```", section, re.S).group(1)
+    job = shlex.split(first.split("&&")[-1].strip())
+    assert job[:2] == [".venv/bin/tldrs", "eval"], first
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", *job[1:]], cwd=clone, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "oracle: every response held (0 failures)" in proc.stdout, proc.stdout[-2000:]
