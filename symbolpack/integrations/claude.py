@@ -475,9 +475,8 @@ def _file_lines(path: str) -> list[str] | None:
 # --------------------------------------------------------------------------- skeleton first reads
 
 REREAD_NOTE = "(symbolpack's answer, not an error; line {line} above is current.)"
-SKELETON_NOTE = ("[SKELETON] {path}: {total} lines. Lines 1-{head} above are the file as it is; below, the "
-                 "rest with long bodies elided. \"... A-B elided\" hides lines A-B: Read offset=A limit=N shows "
-                 "them. This is the file's content for you, not an error.")
+SKELETON_NOTE = ("[SKELETON] {path}: {total} lines: 1-{head} above, the rest below with long bodies elided "
+                 "(\"... A-B elided\": Read offset=A limit=B-A+1 shows lines A-B). The file's content, not an error.")
 
 
 def _stash_path(store, tool_use_id: str) -> str:

@@ -118,14 +118,19 @@ class McpHints(ToolHints):
 
 
 class ClaudeHints(ToolHints):
-    """Claude Code's Read tool: `file_path`, `offset`, `limit`; no symbol parameter."""
+    """Claude Code's Read tool: `file_path`, `offset`, `limit`; no symbol parameter. So a
+    marker names lines only, and `... A-B elided` already says which: the Read that
+    shows them (offset=A, limit=B-A+1) is said once, in the header, not in every marker."""
 
     name = "claude"
     tool = "Read"
     has_symbol = False
 
+    def expand(self, start: int, end: int, symbol: str | None) -> str:
+        return ""
+
     def skeleton_help(self, path: str) -> str:
-        return "\"... A-B elided: offset=A limit=N\" hides lines A-B; Read with that offset and limit shows them."
+        return "\"... A-B elided\" hides lines A-B: Read offset=A limit=B-A+1 shows them."
 
     def read_lines(self, path: str, start: int, end: int) -> str:
         return f"Read {path} {self.expand(start, end, None)}"

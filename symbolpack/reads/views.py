@@ -86,7 +86,8 @@ def elided_marker(lines: Sequence[str], seg: Segment, note: str | None = None, h
     answer's header names the tool once). *note* replaces "elided" (an import block
     lists its names there)."""
     expand = hints.expand(seg.start, seg.end, _qual(seg.symbol) if seg.symbol else None)
-    return f"{_indent_of(lines, seg.start)}... {seg.start}-{seg.end} {note or 'elided'}: {expand}"
+    tail = f": {expand}" if expand else ""  # a front whose header says how (Claude's Read)
+    return f"{_indent_of(lines, seg.start)}... {seg.start}-{seg.end} {note or 'elided'}{tail}"
 
 
 def unchanged_marker(seg: Segment) -> str:
