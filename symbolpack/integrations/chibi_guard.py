@@ -37,14 +37,20 @@ def _deny_text(rel: str, tool: str, verdict) -> str:
             f"then redo the {tool} against what is there now.")
 
 
-def _marks_now(store, copy, source):
+def _marks_now(store, copy, source, by_text: bool):
     """(lines, marks) of the file now: per line (index 0 unused) the guard's mark (`edits`):
-    KNOWN (held and equal), DIFFERS (held, different now), hidden or GAP."""
-    from .edits import DIFFERS, KNOWN, copy_marks, loader
+    KNOWN (held and equal), DIFFERS (held, different now), hidden or GAP. *by_text*: a
+    line is matched to what the agent holds by its text (`edits.aligned_marks`: a line
+    that only moved is still KNOWN), for an edit that replaces text; else by its number
+    (a whole-file write replaces every line where it is)."""
+    from .edits import DIFFERS, KNOWN, aligned_marks, copy_marks, loader
     from ..engine.sources import split_text_lines
 
     lines = split_text_lines(source.text)
-    texts, marks = copy_marks(copy, loader(store, source.sha256, lines), len(lines))
+    texts, marks = copy_marks(copy, loader(store, source.sha256, lines), max(len(lines), copy.extent()))
+    if by_text:
+        return lines, [None, *aligned_marks(texts, marks, lines)]
+    marks = marks[:len(lines) + 1]
     for n in range(1, len(lines) + 1):
         if marks[n] == KNOWN and texts[n] != lines[n - 1]:
             marks[n] = DIFFERS
@@ -100,7 +106,7 @@ def judge_write(path: str, session_id: str, tool: str, args: dict) -> str | None
             copy = session.copy(source.rel)
             if copy.empty:
                 return None  # never read through symbolpack: nothing to judge by
-            lines, marks = _marks_now(store, copy, source)
+            lines, marks = _marks_now(store, copy, source, by_text=tool != "write_file")
         if tool == "write_file":
             all_marks = marks[1:]
             if len(all_marks) < len(source.text.split("\n")):

@@ -382,6 +382,27 @@ def test_file_edit_guard_and_own_edits(installed):
         "path": "vfs:///shared/x", "operation": "delete_lines", "line_start": 1, "line_end": 1}}) == {}
 
 
+def test_file_edit_of_lines_that_only_moved_passes_and_a_stale_one_is_still_refused(installed):
+    """The guard judges text, not line numbers: lines inserted above on disk move what the
+    agent holds without changing it; an edit of them passes. A line changed on disk, edited
+    with its old text, is refused even where that old text still occurs elsewhere."""
+    c = installed
+    c.turn("dev")
+    c.read("big.py", full=True)
+    held = (c.root / "big.py").read_text()
+    old = held.split("\n")[1]  # line 2 as the agent holds it
+    assert old.strip() and held.count(old + "\n") > 1  # its text also occurs in other functions
+    # on disk: two lines inserted at the top (everything moves by two), and that line changed
+    (c.root / "big.py").write_text("# header\n# more\n" + held.replace(old + "\n", old + "  # changed\n", 1))
+    stale = c.file_edit({"path": "big.py", "operation": "replace_lines", "line_start": 4, "line_end": 4,
+                         "content": old + "  # mine"})
+    assert "changed on disk" in stale and "NOT applied" in stale
+    moved = c.file_edit({"path": "big.py", "operation": "replace_lines", "line_start": 7, "line_end": 7,
+                         "content": "    total += 40"})
+    assert moved.startswith("Edited"), moved
+    assert (c.root / "big.py").read_text().split("\n")[6] == "    total += 40"
+
+
 def test_write_file_guard(installed):
     c = installed
     c.turn("dev")
