@@ -210,7 +210,7 @@ def probe(argv: list[str], timeout: float = 30.0) -> tuple[bool, str]:
         target = Path(tmp) / "probe.py"
         target.write_text("".join(f"def f{i}():\n    return {i}\n\n" for i in range(40)))
         env = {**os.environ, "SYMBOLPACK_DIR": str(Path(tmp) / "state")}
-        base = [*argv, "read", str(target), "--format", "json", "--session-id", "pi-doctor"]
+        base = [*argv, "read", str(target), "--format", "json", "--session-id", "pi-doctor", "--front", "pi"]
         try:
             first = subprocess.run([*base, "--answer-id", "probe-1", "--present", ""], capture_output=True,
                                    text=True, env=env, cwd=tmp, timeout=timeout)

@@ -123,7 +123,7 @@ class Pi:
 class Lab:
     """A fake model, a throwaway HOME and pi agent dir, one git project, one pi process."""
 
-    def __init__(self, root: Path, pi: Path, extension: bool):
+    def __init__(self, root: Path, pi: Path, extension: bool, tldrs: str | None = None):
         self.extension = extension
         self.home = root / "home"
         self.agent = root / "agent"
@@ -153,8 +153,11 @@ class Lab:
         if extension:
             import sys
 
+            env = {**os.environ, "HOME": str(self.home)}
+            if tldrs is not None:
+                env["SYMBOLPACK_TLDRS"] = tldrs
             proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", "install", "pi"], cwd=self.proj,
-                                  env={**os.environ, "HOME": str(self.home)}, capture_output=True, text=True)
+                                  env=env, capture_output=True, text=True)
             assert proc.returncode == 0, proc.stderr
             assert (self.proj / ".pi" / "extensions" / "symbolpack.ts").exists()
         self.pi = Pi([str(pi), "--mode", "rpc", "--provider", "fake", "--model", "fake-model",
@@ -252,6 +255,9 @@ def play(lab: Lab) -> dict[str, str]:
         call("pair-whole", "read", path="ledger.py"))
     ask(call("sensitive", "read", path=".env"))
     if sym:
+        ask(call("bad-symbol", "read", path="ledger.py", symbol="Ledger.balance"))
+        ask(call("fresh", "read", path="ledger.py", offset=1, limit=20, fresh=True))
+    if sym:
         ask(call("refresh", "symbolpack_refresh", path="ledger.py"))
     ask(call("after-refresh", "read", path="ledger.py"))  # plain pi: one more full read
     out: dict[str, str] = {}
@@ -346,6 +352,10 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     assert modes["pair-whole"] in ("delta", "diff", "unchanged"), modes
     assert "acc8 += value * 110" in texts[ids["pair-range"]]
     assert ids["sensitive"] not in answers and "API_TOKEN" in texts[ids["sensitive"]]  # pi's own read, uncached
+    assert ids["bad-symbol"] not in answers and "did you mean: Account" in texts[ids["bad-symbol"]]  # an error
+    assert modes["fresh"] == "range" and texts[ids["fresh"]].count("\n") == 19  # every asked-for line, shown
+    first = texts[ids["first"]]
+    assert 'symbol="rule0"' in first and "--symbol" not in first and "tldrs" not in first  # pi's own words
     assert (lab.proj / "ledger.py").read_text() == (plain.proj / "ledger.py").read_text()
 
     ours = theirs = 0
@@ -364,3 +374,17 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
         print(f"  {step:<14} symbolpack {a:6d}  plain {b:6d}")
     print(f"  overall symbolpack {ours:6d}  plain {theirs:6d}  {ours / theirs:.2f}x")
     assert ours < theirs, errors
+
+
+def test_pi_reads_with_its_own_tool_when_tldrs_is_missing(pi_bin, tmp_path):
+    lab = Lab(tmp_path / "lab", pi_bin, extension=True, tldrs="/nonexistent/bin/tldrs")
+    try:
+        lab.pi.prompt(fake.call_prompt([call("first", "read", path="ledger.py"),
+                                        call("range", "read", path="ledger.py", offset=3, limit=2)]))
+    finally:
+        lab.close()
+    texts = first_texts(lab)
+    details = lab.details()
+    first, part = (ident for _, ident in STEPS[-2:])
+    assert texts[first] == LEDGER and texts[part].startswith("A small but realistic module for the pi end-to-end test")
+    assert "symbolpack" not in details[first] and "symbolpack" not in details[part]  # nothing to lean on later

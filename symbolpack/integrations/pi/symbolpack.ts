@@ -35,7 +35,7 @@ import { Type } from "typebox";
 
 // The command that runs symbolpack (`tldrs install pi` writes this line).
 const TLDRS: string[] = ["tldrs"];
-const FRONT_ARGS: string[] = [];
+const FRONT_ARGS: string[] = ["--front", "pi"]; // markers name this tool's parameters
 const TIMEOUT_MS = 60_000;
 const REFRESH_ENTRY = "symbolpack-refresh";
 const MARK = "symbolpack";
