@@ -134,6 +134,7 @@ class Lab:
         self.versions: dict[str, str] = {}  # sha256 -> text, every version ledger.py had
         self.write("ledger.py", LEDGER)
         self.write(".env", "API_TOKEN=not-for-the-model\n")
+        self.write("journal.txt", "".join(f"entry {i}: posted\n" for i in range(3000)))  # past pi's 2,000 lines
         env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(self.home)}
         subprocess.run(["git", "init", "-q"], cwd=self.proj, check=True, env=env)
@@ -254,6 +255,7 @@ def play(lab: Lab) -> dict[str, str]:
     ask(call("pair-range", "read", path="ledger.py", offset=200, limit=30),
         call("pair-whole", "read", path="ledger.py"))
     ask(call("sensitive", "read", path=".env"))
+    ask(call("long", "read", path="journal.txt"))
     if sym:
         ask(call("bad-symbol", "read", path="ledger.py", symbol="Ledger.balance"))
         ask(call("fresh", "read", path="ledger.py", offset=1, limit=20, fresh=True))
@@ -352,6 +354,7 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     assert modes["pair-whole"] in ("delta", "diff", "unchanged"), modes
     assert "acc8 += value * 110" in texts[ids["pair-range"]]
     assert ids["sensitive"] not in answers and "API_TOKEN" in texts[ids["sensitive"]]  # pi's own read, uncached
+    assert ids["long"] not in answers and "Use offset=2001 to continue" in texts[ids["long"]]  # pi's read truncates
     assert ids["bad-symbol"] not in answers and "did you mean: Account" in texts[ids["bad-symbol"]]  # an error
     assert modes["fresh"] == "range" and texts[ids["fresh"]].count("\n") == 19  # every asked-for line, shown
     first = texts[ids["first"]]

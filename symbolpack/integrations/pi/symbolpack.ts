@@ -23,6 +23,8 @@
  *   two `tldrs` processes race and each sees its siblings' results.
  * - Fail open: images, PDFs, binaries, sensitive files (symbolpack's passthrough), a
  *   missing or failing `tldrs`: pi's built-in read answers (and is never leaned on).
+ * - An answer longer than pi lets its own read show (2,000 lines or 50 KB) is left to
+ *   pi's read, which truncates and says how to go on: a context is never flooded.
  */
 
 import { createHash, randomBytes } from "node:crypto";
@@ -30,7 +32,12 @@ import { execFile } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
-import { buildSessionContext, createReadToolDefinition } from "@mariozechner/pi-coding-agent";
+import {
+	buildSessionContext,
+	createReadToolDefinition,
+	DEFAULT_MAX_BYTES,
+	DEFAULT_MAX_LINES,
+} from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 
 // The command that runs symbolpack (`tldrs install pi` writes this line).
@@ -207,6 +214,9 @@ export default function symbolpack(pi: any) {
 				return plain(); // fail open: pi's own read (images, binaries, sensitive files, no tldrs)
 			}
 			const { text, ...rest } = response;
+			if (Buffer.byteLength(text, "utf8") > DEFAULT_MAX_BYTES || text.split("\n").length > DEFAULT_MAX_LINES) {
+				return plain(); // pi's read truncates it and says how to continue; this answer is never present
+			}
 			const answer: Answer = { answerId: String(response.answer_id ?? answerId), textSha256: sha256(text), file, response: rest };
 			return { content: [{ type: "text", text }], details: { [MARK]: answer } };
 		},
