@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -132,6 +133,7 @@ class Lab:
         for d in (self.home, self.agent, self.sessions, self.proj):
             d.mkdir(parents=True)
         self.versions: dict[str, str] = {}  # sha256 -> text, every version ledger.py had
+        self.status = ""  # what /symbolpack-status said
         self.write("ledger.py", LEDGER)
         self.write(".env", "API_TOKEN=not-for-the-model\n")
         self.write("journal.txt", "".join(f"entry {i}: posted\n" for i in range(3000)))  # past pi's 2,000 lines
@@ -262,6 +264,16 @@ def play(lab: Lab) -> dict[str, str]:
     if sym:
         ask(call("refresh", "symbolpack_refresh", path="ledger.py"))
     ask(call("after-refresh", "read", path="ledger.py"))  # plain pi: one more full read
+    if sym:
+        ask(call("before-command", "read", path="ledger.py"))
+        start = len(pi.events)
+        pi.command({"type": "prompt", "message": "/symbolpack-refresh ledger.py"})
+        pi.wait_for(lambda e: e.get("method") == "notify" and "no longer count" in str(e.get("message")), start)
+        ask(call("after-command", "read", path="ledger.py"))
+        start = len(pi.events)
+        pi.command({"type": "prompt", "message": "/symbolpack-status"})
+        lab.status = pi.wait_for(lambda e: e.get("method") == "notify"
+                                 and str(e.get("message")).startswith("symbolpack:"), start)["message"]
     out: dict[str, str] = {}
     for step, ident in STEPS:
         out[step] = ident
@@ -348,6 +360,8 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
         "switched-back": "unchanged",
         "pair-range": "range",
         "after-refresh": "skeleton",  # the refresh on this branch: earlier answers count for nothing
+        "before-command": "unchanged",
+        "after-command": "skeleton",  # /symbolpack-refresh: a custom entry on the branch, same effect
     }
     assert {k: modes.get(k) for k in expected} == expected, modes
     assert modes["own-edit"] in ("delta", "diff") and "70 * math.floor(value / 8)" in texts[ids["own-edit"]]
@@ -361,11 +375,15 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     assert 'symbol="rule0"' in first and "--symbol" not in first and "tldrs" not in first  # pi's own words
     assert (lab.proj / "ledger.py").read_text() == (plain.proj / "ledger.py").read_text()
 
+    assert re.fullmatch(r"symbolpack: \d+ reads, \d+ tokens sent for \d+ \(saved \d+\); [1-9]\d* answers in the "
+                        r"context", lab.status), lab.status
+
+    # the scenario's reads, played by both (and the drill-in an agent needs to see an elided body)
     ours = theirs = 0
     by_step: dict[str, list[int]] = {}
     plain_texts = first_texts(plain)
     for step, ident in ids.items():
-        if ident not in answers:
+        if ident not in answers or (step not in plain_steps and step != "drill"):
             continue
         cost = count_tokens(texts[ident]) + (ROUND_TRIP_TOKENS if step == "drill" else 0)
         base = count_tokens(plain_texts[plain_steps[step]]) if step in plain_steps else 0
