@@ -41,7 +41,7 @@ from symbolpack.evaluation.oracle import ReadOracle
 
 HERE = Path(__file__).resolve().parent
 LEDGER = (HERE / "fixtures" / "pi_ledger.py").read_text()
-TREE_EXTENSION = HERE / "pi_tree.ts"
+TEST_EXTENSION = HERE / "pi_test_commands.ts"
 ROUND_TRIP_TOKENS = 100  # a drill-in costs the agent a turn (as `tldrs eval` charges it)
 
 
@@ -164,7 +164,7 @@ class Lab:
             assert proc.returncode == 0, proc.stderr
             assert (self.proj / ".pi" / "extensions" / "symbolpack.ts").exists()
         self.pi = Pi([str(pi), "--mode", "rpc", "--provider", "fake", "--model", "fake-model",
-                      "--session-dir", str(self.sessions), "-e", str(TREE_EXTENSION)], self.proj, self.env)
+                      "--session-dir", str(self.sessions), "-e", str(TEST_EXTENSION)], self.proj, self.env)
 
     def write(self, rel: str, text: str) -> None:
         (self.proj / rel).write_text(text)
@@ -204,6 +204,7 @@ class Lab:
 
 
 STEPS: list[tuple[str, str]] = []  # (step name, tool call id), in the order played
+TAMPERED: set[str] = set()  # tool call ids whose result the test extension rewrote
 
 
 def call(step: str, name: str, **arguments) -> dict:
@@ -256,6 +257,12 @@ def play(lab: Lab) -> dict[str, str]:
     lab.edit_outside("    acc8 += value * 11\n", "    acc8 += value * 110\n")
     ask(call("pair-range", "read", path="ledger.py", offset=200, limit=30),
         call("pair-whole", "read", path="ledger.py"))
+    lab.edit_outside('"""Rule 9 of the ledger', '"""Rule nine of the ledger')  # a line the model holds
+    start = len(pi.events)
+    pi.command({"type": "prompt", "message": "/sp-tamper"})
+    pi.wait_for(lambda e: e.get("method") == "notify" and e.get("message") == "sp-tamper armed", start)
+    ask(call("tampered", "read", path="ledger.py"))      # the model never sees this answer
+    ask(call("after-tamper", "read", path="ledger.py"))  # so this one must show the change again
     ask(call("sensitive", "read", path=".env"))
     ask(call("long", "read", path="journal.txt"))
     if sym:
@@ -277,6 +284,7 @@ def play(lab: Lab) -> dict[str, str]:
     out: dict[str, str] = {}
     for step, ident in STEPS:
         out[step] = ident
+    TAMPERED.add(out["tampered"])
     return out
 
 
@@ -309,10 +317,12 @@ def judge(lab: Lab) -> tuple[list[str], dict[str, dict]]:
             if call_.get("name") != "read" or answer is None:
                 continue
             response = {**answer["response"], "text": text}
+            if sha(text) != answer["textSha256"]:  # rewritten after the extension answered
+                if ident not in TAMPERED:
+                    problems.append(f"request {n}: {ident}: the model received other text than was recorded")
+                continue  # the model holds something else: nothing may lean on it
             if ident not in judged:
                 judged[ident] = response
-                if sha(text) != answer["textSha256"]:
-                    problems.append(f"request {n}: {ident}: the model received other text than was recorded")
                 held = {a["answer_id"] for a in earlier}
                 missing = [i for i in response.get("leans_on", []) if i not in held]
                 if missing:
@@ -368,6 +378,8 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     assert modes["pair-whole"] in ("delta", "diff", "unchanged"), modes
     assert "acc8 += value * 110" in texts[ids["pair-range"]]
     assert ids["sensitive"] not in answers and "API_TOKEN" in texts[ids["sensitive"]]  # pi's own read, uncached
+    assert texts[ids["tampered"]] == "[another extension withheld this result]" and ids["tampered"] not in answers
+    assert modes["after-tamper"] in ("delta", "diff") and "Rule nine of the ledger" in texts[ids["after-tamper"]]
     assert ids["long"] not in answers and "Use offset=2001 to continue" in texts[ids["long"]]  # pi's read truncates
     assert ids["bad-symbol"] not in answers and "did you mean: Account" in texts[ids["bad-symbol"]]  # an error
     assert modes["fresh"] == "range" and texts[ids["fresh"]].count("\n") == 19  # every asked-for line, shown
@@ -383,7 +395,7 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     by_step: dict[str, list[int]] = {}
     plain_texts = first_texts(plain)
     for step, ident in ids.items():
-        if ident not in answers or (step not in plain_steps and step != "drill"):
+        if ident not in answers or (step not in plain_steps and step != "drill") or step == "tampered":
             continue
         cost = count_tokens(texts[ident]) + (ROUND_TRIP_TOKENS if step == "drill" else 0)
         base = count_tokens(plain_texts[plain_steps[step]]) if step in plain_steps else 0
