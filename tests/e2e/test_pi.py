@@ -3,12 +3,14 @@
 127.0.0.1 (`fake_openai_chat.py`), judged on what the model actually received: the
 `messages` of every request pi sent.
 
-The scenario (fixed before any tuning): first read, re-read, an outside change, a
-drill-in by symbol, the model's own edit, `/tree` back to before the first read,
-`/tree` forward again, a compaction, a fork, a switch back to the original session,
-two reads in one assistant message after another outside change, a sensitive file,
-a refresh. The same prompts run once more in plain pi (its built-in read) on the same
-file states: the baseline the token counts are compared with.
+The scenario: first read, re-read, an outside change, a drill-in by symbol, the
+model's own edit, `/tree` back to before the first read, `/tree` forward again, a
+compaction, a fork, a switch back to the original session, two reads in one
+assistant message after another outside change, a result another extension rewrote,
+a sensitive file, a file longer than pi's read shows, an unknown symbol, a `fresh`
+read, the refresh tool and command, the status command. The same prompts run once
+more in plain pi (its built-in read) on the same file states: the baseline the token
+counts are compared with.
 
 Every symbolpack answer is judged in the request that first carried it to the model:
 1. its text is byte for byte what the extension recorded (details' sha256 of it);
@@ -26,6 +28,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -102,12 +105,15 @@ class Pi:
         self.command({"type": "prompt", "message": text})
         self.wait_for(lambda e: e.get("type") == "agent_end", start)
 
+    def slash(self, command: str, says: str) -> str:
+        """Run an extension's slash command; the text of its notification containing *says*."""
+        start = len(self.events)
+        self.command({"type": "prompt", "message": command})
+        return self.wait_for(lambda e: e.get("method") == "notify" and says in str(e.get("message")), start)["message"]
+
     def tree(self, entry_id: str) -> None:
         """pi's `/tree` to *entry_id*, without a summary (the test extension's command)."""
-        start = len(self.events)
-        self.command({"type": "prompt", "message": f"/sp-tree {entry_id}"})
-        event = self.wait_for(lambda e: e.get("method") == "notify" and "sp-tree" in str(e.get("message")), start)
-        assert '"cancelled":false' in event["message"], event
+        assert '"cancelled":false' in self.slash(f"/sp-tree {entry_id}", "sp-tree")
 
     def close(self) -> str:
         assert self.proc.stdin is not None
@@ -154,8 +160,6 @@ class Lab:
                     "PI_CODING_AGENT_DIR": str(self.agent), "PI_OFFLINE": "1", "PI_TELEMETRY": "0",
                     "PI_SKIP_VERSION_CHECK": "1", "SYMBOLPACK_DIR": str(root / "state")}
         if extension:
-            import sys
-
             env = {**os.environ, "HOME": str(self.home)}
             if tldrs is not None:
                 env["SYMBOLPACK_TLDRS"] = tldrs
@@ -258,9 +262,7 @@ def play(lab: Lab) -> dict[str, str]:
     ask(call("pair-range", "read", path="ledger.py", offset=200, limit=30),
         call("pair-whole", "read", path="ledger.py"))
     lab.edit_outside('"""Rule 9 of the ledger', '"""Rule nine of the ledger')  # a line the model holds
-    start = len(pi.events)
-    pi.command({"type": "prompt", "message": "/sp-tamper"})
-    pi.wait_for(lambda e: e.get("method") == "notify" and e.get("message") == "sp-tamper armed", start)
+    pi.slash("/sp-tamper", "sp-tamper armed")
     ask(call("tampered", "read", path="ledger.py"))      # the model never sees this answer
     ask(call("after-tamper", "read", path="ledger.py"))  # so this one must show the change again
     ask(call("sensitive", "read", path=".env"))
@@ -268,19 +270,13 @@ def play(lab: Lab) -> dict[str, str]:
     if sym:
         ask(call("bad-symbol", "read", path="ledger.py", symbol="Ledger.balance"))
         ask(call("fresh", "read", path="ledger.py", offset=1, limit=20, fresh=True))
-    if sym:
         ask(call("refresh", "symbolpack_refresh", path="ledger.py"))
     ask(call("after-refresh", "read", path="ledger.py"))  # plain pi: one more full read
     if sym:
         ask(call("before-command", "read", path="ledger.py"))
-        start = len(pi.events)
-        pi.command({"type": "prompt", "message": "/symbolpack-refresh ledger.py"})
-        pi.wait_for(lambda e: e.get("method") == "notify" and "no longer count" in str(e.get("message")), start)
+        pi.slash("/symbolpack-refresh ledger.py", "no longer count")
         ask(call("after-command", "read", path="ledger.py"))
-        start = len(pi.events)
-        pi.command({"type": "prompt", "message": "/symbolpack-status"})
-        lab.status = pi.wait_for(lambda e: e.get("method") == "notify"
-                                 and str(e.get("message")).startswith("symbolpack:"), start)["message"]
+        lab.status = pi.slash("/symbolpack-status", "symbolpack:")
     out: dict[str, str] = {}
     for step, ident in STEPS:
         out[step] = ident

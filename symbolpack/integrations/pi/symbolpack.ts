@@ -222,7 +222,8 @@ export default function symbolpack(pi: any) {
 		},
 	});
 
-	const refreshNote = (path: string) => `${path}: your earlier reads of it no longer count; the next read shows it in full`;
+	const refreshNote = (path: string) =>
+		`${path}: your earlier reads of it no longer count; its next read is answered as a first read`;
 
 	pi.registerTool({
 		name: "symbolpack_refresh",
