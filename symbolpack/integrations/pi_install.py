@@ -4,12 +4,17 @@ pi has no settings entry for a tool: an extension is a TypeScript file it loads
 from a directory at start-up (through jiti, no build step; its imports of
 `@mariozechner/pi-coding-agent` and `typebox` resolve to pi's own). So install
 writes one file, the extension this package ships (`pi/symbolpack.ts`) with the
-command that runs this installation's `tldrs` on its `TLDRS` line:
+command that runs this installation's `tldrs` on its `TLDRS` line and where it is
+installed on its `SCOPE` line:
 
 | scope              | file                                                                   |
 |--------------------|------------------------------------------------------------------------|
 | project (default)  | `.pi/extensions/symbolpack.ts`                                         |
 | `--global`         | `$PI_CODING_AGENT_DIR/extensions/symbolpack.ts` (default `~/.pi/agent`) |
+
+pi refuses to start when two extensions register the same tool, and it loads the
+project's extensions and the global ones: a global copy stands aside (registers
+nothing) in a project that has its own copy.
 
 Why so careful: pi exits at start-up when an extension fails to load, so a broken
 file there breaks pi. The file is written atomically (the old bytes or the new,
@@ -42,6 +47,7 @@ MANIFEST = ".symbolpack-install.json"
 BACKUP_SUFFIX = ".symbolpack.bak"
 MARK = b"Written by `tldrs install pi`"
 _COMMAND_LINE = re.compile(r'^const TLDRS: string\[\] = (\[.*\]);$', re.M)
+_SCOPE_LINE = re.compile(r'^const SCOPE: string = "(project|global)";$', re.M)
 
 
 def shipped() -> str:
@@ -49,16 +55,21 @@ def shipped() -> str:
     return (Path(__file__).parent / "pi" / FILE_NAME).read_text(encoding="utf-8")
 
 
-def render(tldrs: str) -> bytes:
-    """The shipped extension with *tldrs* (a shell command prefix) as its command."""
+def render(tldrs: str, global_: bool = False) -> bytes:
+    """The shipped extension with *tldrs* (a shell command prefix) as its command and
+    its scope (a global copy stands aside in a project that has its own: pi refuses to
+    start when two extensions register the same tool)."""
     text = shipped()
     argv = shlex.split(tldrs)
     if not argv:
         raise SymbolpackError("the tldrs command to install is empty")
     line = f"const TLDRS: string[] = {json.dumps(argv)};"
     out, count = _COMMAND_LINE.subn(lambda _m: line, text)
-    if count != 1:
-        raise SymbolpackError(f"the shipped pi extension has {count} TLDRS lines (expected 1); reinstall symbolpack")
+    scope = f'const SCOPE: string = "{"global" if global_ else "project"}";'
+    out, scopes = _SCOPE_LINE.subn(lambda _m: scope, out)
+    if count != 1 or scopes != 1:
+        raise SymbolpackError(f"the shipped pi extension has {count} TLDRS and {scopes} SCOPE lines (expected 1 "
+                              f"each); reinstall symbolpack")
     return out.encode("utf-8")
 
 
@@ -130,7 +141,7 @@ def install(global_: bool = False, dry_run: bool = False, root: Path | None = No
     out = out or sys.stdout
     path = extension_path(global_, root)
     folder = path.parent
-    wanted = render(tldrs or tldrs_command())
+    wanted = render(tldrs or tldrs_command(), global_)
     old = _read(path)
     if old == wanted:
         _say(out, f"symbolpack is already installed for pi in {path}; nothing changed.")
@@ -233,12 +244,12 @@ def doctor_report(root: Path | None = None) -> dict:
     from .install import tldrs_command
 
     report: dict = {"targets": [], "checks": []}
-    try:
-        wanted = render(tldrs_command())
-    except SymbolpackError as exc:
-        wanted, report["error"] = None, str(exc)
     probed: set[tuple[str, ...]] = set()
     for global_ in (False, True):
+        try:
+            wanted: bytes | None = render(tldrs_command(), global_)
+        except SymbolpackError as exc:
+            wanted, report["error"] = None, str(exc)
         try:
             path = extension_path(global_, root)
             data = _read(path)

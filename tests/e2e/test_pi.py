@@ -130,7 +130,8 @@ class Pi:
 class Lab:
     """A fake model, a throwaway HOME and pi agent dir, one git project, one pi process."""
 
-    def __init__(self, root: Path, pi: Path, extension: bool, tldrs: str | None = None):
+    def __init__(self, root: Path, pi: Path, extension: bool, tldrs: str | None = None,
+                 global_tldrs: str | None = None):
         self.extension = extension
         self.home = root / "home"
         self.agent = root / "agent"
@@ -165,6 +166,12 @@ class Lab:
                 env["SYMBOLPACK_TLDRS"] = tldrs
             proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", "install", "pi"], cwd=self.proj,
                                   env=env, capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stderr
+        if global_tldrs is not None:
+            env = {**os.environ, "HOME": str(self.home), "PI_CODING_AGENT_DIR": str(self.agent),
+                   "SYMBOLPACK_TLDRS": global_tldrs}
+            proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", "install", "pi", "--global"],
+                                  cwd=self.proj, env=env, capture_output=True, text=True)
             assert proc.returncode == 0, proc.stderr
             assert (self.proj / ".pi" / "extensions" / "symbolpack.ts").exists()
         self.pi = Pi([str(pi), "--mode", "rpc", "--provider", "fake", "--model", "fake-model",
@@ -417,3 +424,15 @@ def test_pi_reads_with_its_own_tool_when_tldrs_is_missing(pi_bin, tmp_path):
     first, part = (ident for _, ident in STEPS[-2:])
     assert texts[first] == LEDGER and texts[part].startswith("A small but realistic module for the pi end-to-end test")
     assert "symbolpack" not in details[first] and "symbolpack" not in details[part]  # nothing to lean on later
+
+
+def test_pi_starts_with_a_global_and_a_project_install_and_the_projects_copy_answers(pi_bin, tmp_path):
+    """pi refuses to start when two extensions register one tool: the global copy stands aside."""
+    lab = Lab(tmp_path / "lab", pi_bin, extension=True, global_tldrs="/nonexistent/bin/tldrs")
+    try:
+        lab.pi.prompt(fake.call_prompt([call("first", "read", path="ledger.py")]))
+    finally:
+        stderr = lab.close()
+    ident = STEPS[-1][1]
+    assert "symbolpack" in lab.details()[ident], stderr  # the project's copy (the global one's tldrs is missing)
+    assert (lab.agent / "extensions" / "symbolpack.ts").exists()

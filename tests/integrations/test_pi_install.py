@@ -67,6 +67,11 @@ def test_render_changes_only_the_command_line_and_reads_back():
                         'const TLDRS: string[] = ["/opt/my env/bin/tldrs", "--quiet"];')]
     assert pii.command_of(rendered.encode()) == ["/opt/my env/bin/tldrs", "--quiet"]
     assert pii.command_of(shipped.encode()) == ["tldrs"]
+    glob = pii.render("tldrs", global_=True).decode()
+    assert [(a, b) for a, b in zip(shipped.splitlines(), glob.splitlines()) if a != b] == [
+        ('const SCOPE: string = "project";', 'const SCOPE: string = "global";')]
+    # the mark install recognises its files by is the one a global copy looks for in the project
+    assert shipped.count(pii.MARK.decode()) == 2
     with pytest.raises(SymbolpackError):
         pii.render("   ")
 
@@ -88,7 +93,7 @@ def test_install_uninstall_round_trip_is_byte_identical(where, existing, home, r
     before = snapshot(top)
     shown = call(pii.install, global_=global_, root=repo, tldrs="tldrs")
     path = base / "extensions" / "symbolpack.ts"
-    assert path.read_bytes() == pii.render("tldrs")
+    assert path.read_bytes() == pii.render("tldrs", global_)
     assert "+++ " + str(path) in shown and "+const TLDRS" in shown
     assert "already installed" in call(pii.install, global_=global_, root=repo, tldrs="tldrs")
     assert not [p for p in path.parent.iterdir() if p.name.startswith(".tmp-")]

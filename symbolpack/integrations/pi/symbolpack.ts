@@ -29,9 +29,9 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import {
 	buildSessionContext,
 	createReadToolDefinition,
@@ -40,8 +40,10 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import { Type } from "typebox";
 
-// The command that runs symbolpack (`tldrs install pi` writes this line).
+// The command that runs symbolpack, and where this copy is installed (`tldrs install pi`
+// writes these two lines).
 const TLDRS: string[] = ["tldrs"];
+const SCOPE: string = "project";
 const FRONT_ARGS: string[] = ["--front", "pi"]; // markers name this tool's parameters
 const TIMEOUT_MS = 60_000;
 const REFRESH_ENTRY = "symbolpack-refresh";
@@ -162,7 +164,19 @@ function parseResponse(stdout: string): Record<string, any> | null {
 	}
 }
 
+/** pi loads the project's extensions and the global ones, and refuses to start when two
+ * register the same tool: the global copy stands aside where the project has its own. */
+function projectHasItsOwnCopy(): boolean {
+	try {
+		const text = readFileSync(join(process.cwd(), ".pi", "extensions", "symbolpack.ts"), "utf8");
+		return text.includes("Written by `tldrs install pi`");
+	} catch {
+		return false;
+	}
+}
+
 export default function symbolpack(pi: any) {
+	if (SCOPE === "global" && projectHasItsOwnCopy()) return;
 	const builtins = new Map<string, any>();
 	const builtin = (cwd: string) => {
 		let tool = builtins.get(cwd);
