@@ -45,6 +45,8 @@ from symbolpack.evaluation.oracle import ReadOracle
 HERE = Path(__file__).resolve().parent
 LEDGER = (HERE / "fixtures" / "pi_ledger.py").read_text()
 TEST_EXTENSION = HERE / "pi_test_commands.ts"
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")  # 1x1 pixel
 ROUND_TRIP_TOKENS = 100  # a drill-in costs the agent a turn (as `tldrs eval` charges it)
 
 
@@ -143,6 +145,7 @@ class Lab:
         self.status = ""  # what /symbolpack-status said
         self.write("ledger.py", LEDGER)
         self.write(".env", "API_TOKEN=not-for-the-model\n")
+        (self.proj / "dot.png").write_bytes(PNG)
         self.write("journal.txt", "".join(f"entry {i}: posted\n" for i in range(3000)))  # past pi's 2,000 lines
         env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(self.home)}
@@ -274,6 +277,7 @@ def play(lab: Lab) -> dict[str, str]:
     ask(call("after-tamper", "read", path="ledger.py"))  # so this one must show the change again
     ask(call("sensitive", "read", path=".env"))
     ask(call("long", "read", path="journal.txt"))
+    ask(call("image", "read", path="dot.png"))
     if sym:
         ask(call("bad-symbol", "read", path="ledger.py", symbol="Ledger.balance"))
         ask(call("fresh", "read", path="ledger.py", offset=1, limit=20, fresh=True))
@@ -383,6 +387,7 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     assert ids["sensitive"] not in answers and "API_TOKEN" in texts[ids["sensitive"]]  # pi's own read, uncached
     assert texts[ids["tampered"]] == "[another extension withheld this result]" and ids["tampered"] not in answers
     assert modes["after-tamper"] in ("delta", "diff") and "Rule nine of the ledger" in texts[ids["after-tamper"]]
+    assert texts[ids["image"]].startswith("Read image file [image/png]") and ids["image"] not in answers  # pi's read
     assert ids["long"] not in answers and "Use offset=2001 to continue" in texts[ids["long"]]  # pi's read truncates
     assert ids["bad-symbol"] not in answers and "did you mean: Account" in texts[ids["bad-symbol"]]  # an error
     assert modes["fresh"] == "range" and texts[ids["fresh"]].count("\n") == 19  # every asked-for line, shown
