@@ -25,6 +25,8 @@
  *   missing or failing `tldrs`: pi's built-in read answers (and is never leaned on).
  * - An answer longer than pi lets its own read show (2,000 lines or 50 KB) is left to
  *   pi's read, which truncates and says how to go on: a context is never flooded.
+ * - A global copy registers nothing in a project that has its own copy: pi refuses to
+ *   start when two extensions register the same tool.
  */
 
 import { createHash, randomBytes } from "node:crypto";
@@ -47,7 +49,7 @@ const SCOPE: string = "project";
 const FRONT_ARGS: string[] = ["--front", "pi"]; // markers name this tool's parameters
 const TIMEOUT_MS = 60_000;
 const REFRESH_ENTRY = "symbolpack-refresh";
-const MARK = "symbolpack";
+const DETAILS_KEY = "symbolpack"; // where a result's details keep its Answer
 
 type Answer = {
 	answerId: string; // symbolpack's id for this answer
@@ -94,7 +96,7 @@ function textOf(message: any): string | null {
 }
 
 function answerOf(message: any): Answer | null {
-	const answer = message?.details?.[MARK];
+	const answer = message?.details?.[DETAILS_KEY];
 	if (!answer || typeof answer.answerId !== "string" || typeof answer.textSha256 !== "string") return null;
 	return answer as Answer;
 }
@@ -232,7 +234,7 @@ export default function symbolpack(pi: any) {
 				return plain(); // pi's read truncates it and says how to continue; this answer is never present
 			}
 			const answer: Answer = { answerId: String(response.answer_id ?? answerId), textSha256: sha256(text), file, response: rest };
-			return { content: [{ type: "text", text }], details: { [MARK]: answer } };
+			return { content: [{ type: "text", text }], details: { [DETAILS_KEY]: answer } };
 		},
 	});
 
