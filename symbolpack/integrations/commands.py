@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-AGENTS = ("claude", "codex", "gemini", "chibi")
+AGENTS = ("claude", "codex", "gemini", "chibi", "pi")
 HOOK_NAMES = ("claude-pre-read", "claude-post-read", "claude-pre-edit", "claude-post-edit", "claude-session-start")
 
 
@@ -44,6 +44,10 @@ def cmd_install(args) -> int:
         from .chibi_install import install as install_chibi
 
         return install_chibi(home=args.home, dry_run=args.dry_run)
+    if args.agent == "pi":
+        from .pi_install import install as install_pi
+
+        return install_pi(global_=args.global_, dry_run=args.dry_run)
     from .install import install
 
     return install(args.agent, global_=args.global_, dry_run=args.dry_run)
@@ -54,6 +58,10 @@ def cmd_uninstall(args) -> int:
         from .chibi_install import uninstall as uninstall_chibi
 
         return uninstall_chibi(home=args.home, dry_run=args.dry_run)
+    if args.agent == "pi":
+        from .pi_install import uninstall as uninstall_pi
+
+        return uninstall_pi(global_=args.global_, dry_run=args.dry_run)
     from .install import uninstall
 
     return uninstall(args.agent, global_=args.global_, dry_run=args.dry_run)
@@ -96,10 +104,10 @@ def add_integration_parsers(subparsers) -> None:
     q.set_defaults(func=cmd_chibi)
 
     for name, verb in (("install", "add symbolpack to"), ("uninstall", "remove symbolpack from")):
-        p = subparsers.add_parser(name, help=f"{verb} an agent's settings (claude, codex, gemini, chibi)",
+        p = subparsers.add_parser(name, help=f"{verb} an agent's settings (claude, codex, gemini, chibi, pi)",
                                   description=f"{verb.capitalize()} the agent's settings: Claude Code hooks, "
-                                              f"the MCP server for Codex and Gemini, or Chibi's plugins "
-                                              f"directory. Prints exactly what changed; keeps a backup of "
+                                              f"the MCP server for Codex and Gemini, Chibi's plugins "
+                                              f"directory, or pi's extensions directory. Prints exactly what changed; keeps a backup of "
                                               f"what it replaces.")
         p.add_argument("agent", choices=AGENTS, metavar="AGENT", help=", ".join(AGENTS))
         p.add_argument("--global", dest="global_", action="store_true",

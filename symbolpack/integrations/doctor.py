@@ -1,8 +1,9 @@
 """`tldrs doctor`: what is installed for which agent, and whether it works.
 
-It reads every settings file the installers (`install.py`, `chibi_install.py`)
-write, runs each installed Claude Code hook on a probe, and reports Chibi's
-launchers; it sits above both installers, which never import it.
+It reads every settings file the installers (`install.py`, `chibi_install.py`,
+`pi_install.py`) write, runs each installed Claude Code hook on a probe, and
+reports Chibi's launchers and pi's extension; it sits above the installers, which
+never import it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from ..base.errors import SymbolpackError
 from ..base.workspace import project_root
 from .chibi_install import doctor_lines, doctor_report
 from .install import _read_text, _say, adapter_for, settings_path
+from .pi_install import doctor_lines as pi_doctor_lines
+from .pi_install import doctor_report as pi_doctor_report
 
 
 def check_hook(command: str, timeout: float = 20.0) -> dict:
@@ -87,7 +90,9 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None) -> int:
                         checked[command] = {"command": command, **check_hook(command)}
     report["hooks"] = list(checked.values())
     report["chibi"] = doctor_report()
-    failed = any(not h["ok"] for h in report["hooks"]) or any(not c["ok"] for c in report["chibi"]["checks"])
+    report["pi"] = pi_doctor_report(root)
+    failed = any(not h["ok"] for h in report["hooks"]) or any(not c["ok"] for c in report["chibi"]["checks"]) \
+        or any(not c["ok"] for c in report["pi"]["checks"])
     if as_json:
         _say(out, json.dumps(report, indent=1))
         return 1 if failed else 0
@@ -105,6 +110,8 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None) -> int:
     if not report["hooks"]:
         _say(out, "hooks: none installed for Claude Code (tldrs install claude)")
     for line in doctor_lines(report["chibi"]):
+        _say(out, line)
+    for line in pi_doctor_lines(report["pi"]):
         _say(out, line)
     return 1 if failed else 0
 
