@@ -327,7 +327,7 @@ def _overlaps(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
 
 
 def fit(work: list[PackSlice], budget: int, draw: Callable[[], str],
-        degrade: Callable[[], bool] | None = None) -> str:
+        degrade: Callable[[], bool] | None = None, hints: Hints = CLI) -> str:
     """Draw the pack; while it is over *budget*, take code, then whole slices, from the
     least relevant optional slice; then take back code that was upgraded from a cheaper
     mandatory form; then let *degrade* make one more step smaller (summarize a diff,
@@ -348,7 +348,7 @@ def fit(work: list[PackSlice], budget: int, draw: Callable[[], str],
                     work.clear()  # nothing shown is then recorded as given
                     text = draw()
                     continue
-                return _clip(text, budget)
+                return _clip(text, budget, hints)
             text = draw()
             continue
         victim = max(optional, key=lambda s: (s.mode == "code", RELEVANCE_ORDER.get(s.relevance, 9), s.depth,
@@ -361,9 +361,9 @@ def fit(work: list[PackSlice], budget: int, draw: Callable[[], str],
     return text
 
 
-def _clip(text: str, budget: int) -> str:
+def _clip(text: str, budget: int, hints: Hints = CLI) -> str:
     """The last resort of `fit`: the first lines of *text* that fit, and a marker."""
-    marker = "[pack cut at the token budget: raise --budget]"
+    marker = f"[pack cut at the token budget: raise {hints.option('budget')}]"
     kept: list[str] = []
     used = count_tokens(marker)
     for line in text.split("\n"):
@@ -462,7 +462,7 @@ class Pack:
         return render(self.work, self.diffs(), self.footer(), self.hints)
 
     def fit(self) -> None:
-        self.text = fit(self.work, self.budget, self.draw, self.degrade)
+        self.text = fit(self.work, self.budget, self.draw, self.degrade, self.hints)
 
 
 def with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable[[PackSlice], bool]], list[PackSlice]],
