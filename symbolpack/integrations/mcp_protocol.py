@@ -182,7 +182,7 @@ class Connection:
             if has_id:
                 self._send_error(request_id, INVALID_PARAMS, f"Invalid params for {method}: must be an object")
             return
-        if not has_id:
+        if not has_id or request_id is None:  # a notification (a null id was refused above)
             self._notified(method, params)
             return
         try:
@@ -279,7 +279,7 @@ class Connection:
         """No answer for a cancelled call: dropped when still queued, its answer (and
         commit) discarded when running (the engine's work is not interrupted)."""
         with self._write_lock:  # a call is answered or cancelled, never both
-            call = self._calls.get(request_id) if _valid_id(request_id) else None  # type: ignore[arg-type]
+            call = self._calls.get(request_id) if isinstance(request_id, (str, int)) else None
             if call is not None:
                 call.cancelled = True
 
