@@ -54,8 +54,15 @@ class Bounds:
         self._settled.set()
 
     def workspace(self) -> tuple[str, ...]:
-        """The workspace's directories: the client's roots, else the project."""
-        self._settled.wait(ROOTS_WAIT_SECONDS)
+        """The workspace's directories: the client's roots, else the project. A client
+        that does not answer within `ROOTS_WAIT_SECONDS` is not waited for again (its
+        answer, should it come later, still sets the roots)."""
+        if not self._settled.wait(ROOTS_WAIT_SECONDS):
+            from ..base.log import warning
+
+            warning(f"the MCP client did not list its roots within {ROOTS_WAIT_SECONDS:g} s; "
+                    f"the workspace is {self.project} until it does")
+            self._settled.set()
         return self._roots or (self.project,)
 
     def check(self, path: str) -> None:

@@ -305,6 +305,13 @@ class SymbolpackTools:
             return getattr(self, "_" + name)(**args)
         except (BadArguments, OutsideWorkspace, SymbolpackError) as exc:
             return ToolAnswer(str(exc), is_error=True)
+        except Exception as exc:  # a bug: one line to the client, the traceback on stderr
+            import traceback
+
+            from ..base.log import warning
+
+            warning(f"{name} failed:\n{traceback.format_exc().rstrip()}")
+            return ToolAnswer(f"{name}: internal error: {type(exc).__name__}: {exc}", is_error=True)
 
     def _run(self, fn: Callable[[Workspace], Any]) -> Any:
         return self.engine().run(fn)
