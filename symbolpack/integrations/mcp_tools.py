@@ -240,8 +240,7 @@ class SymbolpackTools:
     name = "symbolpack"
     instructions = INSTRUCTIONS
 
-    def __init__(self, project: str, settings: Settings, session_id: str | None = None,
-                 warm_up: bool = True):
+    def __init__(self, project: str, settings: Settings, session_id: str | None = None):
         from .._version import __version__
         from .mcp_roots import Bounds
 
@@ -250,7 +249,7 @@ class SymbolpackTools:
         self.settings = settings
         self.session_id = session_id or default_session_id()
         self.bounds: Bounds = Bounds(project, settings.mcp_allow_dirs)
-        self._warm_up = warm_up
+        self._started = False
         self._engine: Engine | None = None
         self._engine_lock = threading.Lock()
 
@@ -262,8 +261,11 @@ class SymbolpackTools:
         return name in _BY_NAME
 
     def initialized(self) -> None:
-        """`initialize` is answered: build the engine and index symbols in the background."""
-        threading.Thread(target=self._start, name="symbolpack-mcp-start", daemon=True).start()
+        """`initialize` is answered: build the engine and index symbols in the background
+        (once: a client that initializes again keeps the engine it has)."""
+        if not self._started:
+            self._started = True
+            threading.Thread(target=self._start, name="symbolpack-mcp-start", daemon=True).start()
 
     def roots_requested(self) -> None:
         self.bounds.roots_requested()
@@ -274,9 +276,7 @@ class SymbolpackTools:
     # -- the engine
     def _start(self) -> None:
         try:
-            engine = self.engine()
-            if self._warm_up:
-                engine.start_warm_up()  # symbols indexed before the first name lookup
+            self.engine().start_warm_up()  # symbols indexed before the first name lookup
         except Exception:  # a tool call builds it again and reports the failure
             pass
 
