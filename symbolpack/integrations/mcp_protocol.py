@@ -18,6 +18,12 @@ JSON), -32600 (not a request), -32601 (unknown method), -32602 (bad params,
 unknown tool). A tool's own failure is a result with `isError`, not a protocol
 error.
 
+The server's heavy part (the engine) starts in the background once the first
+`tools/list` is answered (or a tool is called): a host lists the tools right after
+`initialize`, and both answers leave before any parser is imported (measured with
+`evals/bench_mcp_start.py`: started after `initialize` instead, the engine's imports
+delayed the `tools/list` answer by ~1 ms).
+
 Threads: the reader (the caller of `Connection.run`) reads and answers everything
 but tool calls, which go to one worker thread in arrival order, so a long pack
 never holds up `ping`, `tools/list` or a cancellation. Lines are written whole
@@ -56,7 +62,7 @@ if TYPE_CHECKING:
 
         def call(self, name: str, arguments: dict[str, Any]) -> ToolAnswer: ...
 
-        def initialized(self) -> None: ...
+        def start(self) -> None: ...
 
         def roots_requested(self) -> None: ...
 
@@ -195,11 +201,11 @@ class Connection:
             self._queue_call(request_id, params)
         elif method == "initialize":
             self._send_result(request_id, self._initialize(params))
-            self._server.initialized()
         elif method == "ping":
             self._send_result(request_id, {})
         elif method == "tools/list":
             self._send_result(request_id, {"tools": self._server.tool_list()})
+            self._server.start()  # only now: the engine's imports would slow the answers before it
         elif method in EMPTY_LISTS:
             self._send_result(request_id, {EMPTY_LISTS[method]: []})
         elif method == "prompts/get":
@@ -267,6 +273,7 @@ class Connection:
         if not isinstance(arguments, dict):
             raise ProtocolError(INVALID_PARAMS, "Invalid params for tools/call: arguments must be an object")
         call = _Call(request_id, name, arguments)
+        self._server.start()
         with self._queued:
             self._calls[request_id] = call
             self._queue.append(call)

@@ -23,7 +23,7 @@ One process serves one connection, and one connection is one session
 with hooks or the CLI, or to keep them across restarts). One resident engine
 (`api/resident.py`) serves every call under its lock; it is built, and starts
 indexing the project's symbols in the background, once `initialize` has been
-answered, so nothing heavy is imported before that answer leaves.
+answered and the tools listed, so nothing heavy is imported before those answers leave.
 """
 
 from __future__ import annotations
@@ -260,9 +260,9 @@ class SymbolpackTools:
     def has_tool(self, name: str) -> bool:
         return name in _BY_NAME
 
-    def initialized(self) -> None:
-        """`initialize` is answered: build the engine and index symbols in the background
-        (once: a client that initializes again keeps the engine it has)."""
+    def start(self) -> None:
+        """The tools were listed (or one was called): build the engine and index symbols
+        in the background, once."""
         if not self._started:
             self._started = True
             threading.Thread(target=self._start, name="symbolpack-mcp-start", daemon=True).start()

@@ -443,19 +443,19 @@ def test_stdout_carries_only_the_protocol(repo):
 
 def test_serving_imports_no_mcp_sdk(repo):
     """The server speaks MCP itself: a whole session (tools listed, a read, a pack)
-    loads neither the SDK nor pydantic nor anyio; and when `initialize` has been
-    answered, nothing of the engine is loaded yet."""
+    loads neither the SDK nor pydantic nor anyio; and when `initialize` and
+    `tools/list` have been answered, nothing of the engine is loaded yet."""
     probe = (
         "import sys\n"
         "from symbolpack.integrations import mcp_tools\n"
         "from symbolpack.integrations.mcp_server import main\n"
-        "started = mcp_tools.SymbolpackTools.initialized\n"
-        "def initialized(self):\n"
+        "started = mcp_tools.SymbolpackTools.start\n"
+        "def start(self):\n"
         "    early = sorted(m for m in sys.modules if m.split('.')[0] in ('tree_sitter', 'mcp', 'pydantic')\n"
         "                   or m.startswith(('symbolpack.api', 'symbolpack.engine', 'symbolpack.reads')))\n"
         "    sys.stderr.write('EARLY=' + ','.join(early) + '\\n')\n"
         "    started(self)\n"
-        "mcp_tools.SymbolpackTools.initialized = initialized\n"
+        "mcp_tools.SymbolpackTools.start = start\n"
         "code = main([])\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'pydantic', 'anyio'})\n"
         "sys.stderr.write('HEAVY=' + ','.join(heavy) + '\\n')\n"
@@ -468,7 +468,7 @@ def test_serving_imports_no_mcp_sdk(repo):
                     "name": "context", "arguments": {"entry": "func1"}}})
     assert "func1" in client.answer_to(4)["result"]["content"][0]["text"]
     _, stderr = client.close()
-    assert "EARLY=\n" in stderr, stderr[-2000:]  # the initialize answer was out before any of it loaded
+    assert "EARLY=\n" in stderr, stderr[-2000:]  # both answers were out before any of it loaded
     assert "HEAVY=\n" in stderr, stderr[-2000:]
 
 
