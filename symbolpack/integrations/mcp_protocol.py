@@ -2,8 +2,9 @@
 
 Why not the official SDK's server: an MCP host starts `tldrs mcp` and gives it a
 second or so to answer `initialize` (Codex: 1 s by default, then it starts without
-the tools). Importing the SDK's types alone took 510-720 ms here and pydantic
-140-200 ms more; the part of the protocol a tools server speaks is small. This
+the tools). Importing the SDK's `mcp.types` alone took 510-720 ms here (pydantic
+140-200 ms of it), and the SDK's server answered `initialize` 406 ms after spawn
+against 30 ms for this one; the part of the protocol a tools server speaks is small. This
 module imports `json`, `threading` and nothing of symbolpack's engine, so the
 answer to `initialize` leaves before any parser is loaded. The official Python
 client and the MCP Inspector are what the tests drive it with.
