@@ -599,7 +599,7 @@ def test_no_answer_speaks_the_cli(make_repo):
     """No answer through MCP names a CLI flag or command: every text this module's
     tests were answered with, plus answers made to carry hints (skeleton markers and
     headers, packs that leave code out, range and budget errors, a file without
-    symbols)."""
+    symbols), the instructions and the tool list."""
     big = "".join(f"def step{k}(value):\n{body(30)}    return value\n\n\n" for k in range(40))
     root = make_repo({"app.py": SOURCE, "big.py": big, "notes.txt": "plain text\n" * 50})
     (root / "big.py").write_text(big.replace("total += 7\n", "total += 77\n"))
@@ -615,9 +615,11 @@ def test_no_answer_speaks_the_cli(make_repo):
                  ("search_symbols", {"query": "zzzzqqq"}), ("read_file", {"path": "/etc/hostname"})]
         for tool, args in calls:
             text_of(await s.call_tool(tool, args))
+        listed = (await s.list_tools()).model_dump_json()  # descriptions, schemas, annotations
+        return [s.initialize_result.instructions, listed]
 
-    with_session(root, script)
+    texts = with_session(root, script)
     assert len(RECORDED) >= 11  # at least this test's own answers (the whole module's when it ran)
     flag, command = re.compile(r"--[a-z]"), "tldrs "
-    offending = [t for t in RECORDED if flag.search(t) or command in t]
+    offending = [t for t in RECORDED + texts if flag.search(t) or command in t]
     assert offending == [], "\n---\n".join(offending)[:4000]
