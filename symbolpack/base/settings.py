@@ -43,7 +43,7 @@ class Field:
         self.name = name
         self.env = env  # the environment variable
         self.toml = toml  # may also be set in `[tool.symbolpack]` under the same name
-        self.kind = kind  # "path", "str", "int", "bool", "globs", "level"
+        self.kind = kind  # "path", "str", "int", "bool", "globs", "paths", "level"
         self.default = default
         self.doc = doc
 
@@ -69,6 +69,10 @@ FIELDS: tuple[Field, ...] = (
           "`debug` to log what the engine does (CLI and MCP server, on stderr); default `warning`"),
     Field("tldrs", "SYMBOLPACK_TLDRS", False, "str", None,
           "the command `install` writes into an agent's settings (default: this environment's `tldrs`)"),
+    Field("mcp_allow_dirs", "SYMBOLPACK_MCP_ALLOW_DIRS", True, "paths", (),
+          "directories `tldrs mcp`'s tools may read besides the workspace (the client's roots, else the "
+          "project); `/` allows every path (separated by `:` in the environment, a list in pyproject.toml, "
+          "relative to the project root there)"),
 )
 _BY_NAME = {f.name: f for f in FIELDS}
 
@@ -86,14 +90,15 @@ class Settings:
     debug: bool
     log: str
     tldrs: str | None
+    mcp_allow_dirs: tuple[str, ...]
 
     def __init__(self, *, state_dir: str | None = None, session_id: str | None = None,
                  sensitive: tuple[str, ...] = (), max_entries: int = DEFAULT_MAX_ENTRIES,
                  ttl_seconds: int = DEFAULT_TTL_SECONDS, debug: bool = False, log: str = "warning",
-                 tldrs: str | None = None) -> None:
+                 tldrs: str | None = None, mcp_allow_dirs: tuple[str, ...] = ()) -> None:
         values = {"state_dir": state_dir, "session_id": session_id, "sensitive": tuple(sensitive),
                   "max_entries": max_entries, "ttl_seconds": ttl_seconds, "debug": debug, "log": log,
-                  "tldrs": tldrs}
+                  "tldrs": tldrs, "mcp_allow_dirs": tuple(mcp_allow_dirs)}
         for name, value in values.items():
             object.__setattr__(self, name, value)
 
@@ -131,7 +136,7 @@ def load_settings(root: Path | str | None = None, environ: Mapping[str, str] | N
         values.update(_from_pyproject(os.fspath(root)))  # a str: the read path never imports pathlib
     for f in FIELDS:
         raw = env.get(f.env)
-        if raw is None or (raw == "" and f.kind != "globs"):
+        if raw is None or (raw == "" and f.kind not in ("globs", "paths")):
             continue
         parsed = _from_env(f, raw)
         if parsed is not _SKIP:
@@ -152,6 +157,8 @@ def _from_env(f: Field, raw: str) -> object:
         return raw == "1"
     if f.kind == "globs":
         return tuple(p.strip() for p in raw.split(",") if p.strip())
+    if f.kind == "paths":
+        return tuple(p for p in raw.split(os.pathsep) if p.strip())
     if f.kind == "level":
         return "debug" if raw.lower() == "debug" else "warning"
     return raw
@@ -194,7 +201,7 @@ def _from_pyproject(root: str) -> dict[str, object]:
 
 
 _EXPECTED = {"path": "a path", "str": "a string", "int": "a positive integer", "bool": "true or false",
-             "globs": "a list of glob strings", "level": "one of " + ", ".join(LOG_LEVELS)}
+             "globs": "a list of glob strings", "paths": "a list of directories", "level": "one of " + ", ".join(LOG_LEVELS)}
 
 
 def _from_toml(f: Field, value: object, root: str) -> object:
@@ -204,6 +211,10 @@ def _from_toml(f: Field, value: object, root: str) -> object:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return _SKIP
         return tuple(v.strip() for v in value if v.strip())
+    if f.kind == "paths":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return _SKIP
+        return tuple(os.path.join(root, os.path.expanduser(v)) for v in value if v.strip())
     if f.kind == "level":
         return value.lower() if isinstance(value, str) and value.lower() in LOG_LEVELS else _SKIP
     if f.kind == "path":

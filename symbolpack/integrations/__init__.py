@@ -2,7 +2,9 @@
 
 * `claude`      Claude Code hooks (`tldrs hook claude-*`): native Read/Edit made
                 delta-aware and stale-safe.
-* `mcp_server`  the stdio MCP server (`tldrs mcp`), for any MCP client.
+* `mcp_server`  the stdio MCP server (`tldrs mcp`), for any MCP client: its
+                protocol (`mcp_protocol`), tools (`mcp_tools`) and workspace
+                fence (`mcp_roots`).
 * `chibi`       Chibi's plugin (`tldrs chibi plugin`): tools and hooks.
 * `chibi_lang`  Chibi's language plugins (`tldrs chibi lang LANGUAGE`).
 * `chibi_install` `tldrs install|uninstall chibi`: launchers in Chibi's plugins dir.

@@ -76,7 +76,8 @@ def cmd_doctor(args) -> int:
 def add_integration_parsers(subparsers) -> None:
     """Register the integration commands on the CLI's subparsers."""
     p = subparsers.add_parser("mcp", help="serve symbolpack's tools to an MCP client over stdio",
-                              description="Run the stdio MCP server (needs: pip install 'symbolpack[mcp]').")
+                              description="Run the stdio MCP server (tools: read_file, context, diff_context, "
+                                          "search_symbols, refresh, session_status).")
     p.add_argument("--root", default=None, metavar="DIR",
                    help="project root (default: the repository of the working directory)")
     p.add_argument("--session-id", default=None, metavar="S",

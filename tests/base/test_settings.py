@@ -157,3 +157,16 @@ def test_verbose_and_the_log_setting_turn_on_debug_lines(make_repo):
     (repo / "z.py").write_text("def a():\n    return 3\nx = 1\n")
     by_env = tldrs(repo, "read", "z.py", "--session-id", "v1", env={"SYMBOLPACK_LOG": "debug"})
     assert by_env.stderr == verbose.stderr
+
+
+def test_mcp_allow_dirs_from_pyproject_and_environment(tmp_path, caplog):
+    write_pyproject(tmp_path, '[tool.symbolpack]\nmcp_allow_dirs = ["../docs", "/opt/docs"]\n')
+    assert load_settings(tmp_path, NO_ENV).mcp_allow_dirs == (str(tmp_path / "../docs"), "/opt/docs")
+    env = {"SYMBOLPACK_MCP_ALLOW_DIRS": os.pathsep.join(["/a b", "", "/c"])}
+    assert load_settings(tmp_path, env).mcp_allow_dirs == ("/a b", "/c")  # the environment wins, as given
+    assert load_settings(tmp_path, {"SYMBOLPACK_MCP_ALLOW_DIRS": ""}).mcp_allow_dirs == ()  # set empty: none
+    write_pyproject(tmp_path, '[tool.symbolpack]\nmcp_allow_dirs = "/opt/docs"\n')
+    with caplog.at_level("WARNING", logger="symbolpack"):
+        assert load_settings(tmp_path, NO_ENV).mcp_allow_dirs == ()
+    assert [r.getMessage().split(": ", 1)[1] for r in caplog.records] == [
+        "[tool.symbolpack] mcp_allow_dirs = '/opt/docs' is not a list of directories; using the default"]

@@ -1,0 +1,389 @@
+"""symbolpack's MCP tools: their schemas, their arguments checked, their answers.
+
+Every tool is a thin adapter over the function the CLI calls
+(`operations.read_file`, `operations.refresh`, `operations.status`,
+`context.context_pack`, `context.diff_context`, `lookup.rank`), so an MCP
+client sees what `tldrs read` shows, in its own words: `front="mcp"` renders
+markers and errors with the tools' parameters (`symbol="Cart.add"`,
+`offset=19, limit=46`), never CLI flags.
+
+The schemas are JSON Schema written by hand and the arguments are checked here
+against them, so a missing or mistyped argument is one line naming the tool and
+the argument (`read_file: missing required argument "path"`), not a validation
+library's report. Each tool is annotated for hosts that decide by annotations
+whether a call needs approval (Codex): every tool is read-only (symbolpack's
+session bookkeeping is not the user's environment), not destructive, and closed
+world. All are idempotent in MCP's sense, "a repeated call has no additional
+effect": a repeated read *answers* differently (`[UNCHANGED]`, pointing at the
+copy the first answer gave) but changes nothing more, in the project or in the
+session's copy.
+
+One process serves one connection, and one connection is one session
+(`mcp-<random>`) unless a tool call passes `session_id` (to share copies of files
+with hooks or the CLI, or to keep them across restarts). One resident engine
+(`api/resident.py`) serves every call under its lock; it is built, and starts
+indexing the project's symbols in the background, once `initialize` has been
+answered and the tools listed, so nothing heavy is imported before those answers leave.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import uuid
+
+from .mcp_protocol import ToolAnswer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    from ..api.operations import Workspace
+    from ..api.resident import Engine
+    from ..base.settings import Settings
+    from .mcp_roots import Bounds
+
+FRONT = "mcp"
+
+INSTRUCTIONS = """\
+symbolpack reads code for you without wasting context and never shows you stale code.
+Use read_file instead of a plain file read. What comes back:
+- Numbered lines `   NN<TAB>text` are the file's lines, verbatim.
+- [SKELETON] on a first read of a large file: bodies, docstring tails, long statements and
+  import blocks are replaced by markers such as `... A-B elided: symbol="NAME"` (or
+  `offset=A, limit=N`); an import block's marker lists the names it imports. Drill in with
+  read_file(path, symbol="NAME") or read_file(path, offset=A, limit=N) before relying on or
+  editing hidden code.
+- [UNCHANGED] on a re-read: the file (or range) is exactly what you read before; use that.
+- [DELTA] on a re-read after a change: only changed symbols are shown; spans marked
+  `... A-B unchanged` are identical to your copy (`(your X-Y)` when they moved).
+- [DIFF]: a unified diff from your copy to the file now.
+If you no longer have an earlier copy in context, call refresh(path) and read again.
+To find code by name use search_symbols; for a task-sized slice of the code around a
+symbol use context(entry); to review uncommitted changes use diff_context().
+Reads stay inside the workspace (the client's roots, else the project).
+"""
+
+READ_DOC = """Read a file (or a range, or one symbol) for this session; use instead of a plain read.
+First read of a large source file: a [SKELETON] with hidden runs marked
+`... A-B elided: symbol="NAME"` (or `offset=A, limit=N`); call read_file with those
+arguments to see one whole. Re-reads: [UNCHANGED] (identical to what you read; use
+your copy), [DELTA] (only changed symbols; `... A-B unchanged` spans are as you saw them)
+or [DIFF] (unified diff against your copy). Lines appear as `   NN<TAB>text`."""
+
+CONTEXT_DOC = """The code you need around one symbol, packed under a token budget: the
+entry symbol with its callers and callees to `depth`. Code you were already given unchanged
+in this session comes back as a signature stub marked [UNCHANGED]."""
+
+DIFF_CONTEXT_DOC = """What the working tree changes against `base` (default HEAD, staged and
+unstaged included): the changed symbols with their callers and callees, packed under the
+budget, plus plain diffs for changes outside any symbol. Symbols you were already given
+unchanged come back as [UNCHANGED] stubs; no_delta=true shows everything and leaves the
+session untouched."""
+
+SEARCH_DOC = """Find symbols (functions, classes, methods, ...) by name, qualname or id,
+fuzzy. One line per match: `path:start-end  kind qualname  signature`. Read one with
+read_file(path, symbol=qualname)."""
+
+REFRESH_DOC = """Forget what this session was shown of a file (or of one range), so the next
+read_file of it is a plain full read. Use when you lost the earlier copy from your context."""
+
+STATUS_DOC = """This session's numbers: files tracked, reads by mode, tokens shown versus
+plain reads, hit rate, drill-ins."""
+
+SESSION_DOC = "a session to read in instead of this connection's own (shared with hooks or the CLI)"
+
+
+class Param:
+    """One argument of a tool: JSON type, whether required, its default, lower bound."""
+
+    __slots__ = ("name", "type", "doc", "required", "default", "minimum", "non_empty")
+
+    def __init__(self, name: str, type: str, doc: str, required: bool = False, default: object = None,
+                 minimum: int | None = None, non_empty: bool = False):
+        self.name = name
+        self.type = type  # "string", "integer" or "boolean"
+        self.doc = doc
+        self.required = required
+        self.default = default
+        self.minimum = minimum
+        self.non_empty = non_empty
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "description": self.doc}
+        if self.default is not None:
+            out["default"] = self.default
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.non_empty:
+            out["minLength"] = 1
+        return out
+
+
+class Tool:
+    """One tool as `tools/list` shows it."""
+
+    __slots__ = ("name", "title", "doc", "params")
+
+    def __init__(self, name: str, title: str, doc: str, params: tuple[Param, ...]):
+        self.name = name
+        self.title = title
+        self.doc = doc
+        self.params = params
+
+    def listing(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.doc,
+            "inputSchema": {"type": "object", "properties": {p.name: p.schema() for p in self.params},
+                            "required": [p.name for p in self.params if p.required],
+                            "additionalProperties": False},
+            "annotations": {"title": self.title, "readOnlyHint": True, "destructiveHint": False,
+                            "idempotentHint": True, "openWorldHint": False},
+        }
+
+    def arguments(self, given: dict[str, Any]) -> dict[str, Any]:
+        """*given* checked against the parameters, defaults filled in; `BadArguments`
+        (one line) when it does not fit. A null counts as not given."""
+        known = {p.name for p in self.params}
+        for name in given:
+            if name not in known:
+                raise BadArguments(f'{self.name}: unknown argument "{name}"; it takes '
+                                   f'{", ".join(p.name for p in self.params) or "none"}')
+        out: dict[str, Any] = {}
+        for p in self.params:
+            value = given.get(p.name)
+            if value is None:
+                if p.required:
+                    raise BadArguments(f'{self.name}: missing required argument "{p.name}"')
+                out[p.name] = p.default
+                continue
+            out[p.name] = _checked(self.name, p, value)
+        return out
+
+
+class BadArguments(Exception):
+    """Arguments that do not fit a tool's schema; the message is one line."""
+
+
+_TYPE_NAMES = {"string": "a string", "integer": "an integer", "boolean": "true or false"}
+
+
+def _checked(tool: str, p: Param, value: object) -> object:
+    ok = {"string": isinstance(value, str),
+          "integer": isinstance(value, int) and not isinstance(value, bool),
+          "boolean": isinstance(value, bool)}[p.type]
+    if not ok and p.type == "integer" and isinstance(value, float) and value.is_integer():
+        value, ok = int(value), True  # 5.0 from a client that only has floats
+    if not ok:
+        raise BadArguments(f'{tool}: argument "{p.name}" must be {_TYPE_NAMES[p.type]}, got {_shown(value)}')
+    if p.minimum is not None and value < p.minimum:  # type: ignore[operator]
+        raise BadArguments(f'{tool}: argument "{p.name}" must be at least {p.minimum}, got {value}')
+    if p.non_empty and value == "":
+        raise BadArguments(f'{tool}: argument "{p.name}" must not be empty')
+    return value
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _session_param() -> Param:
+    return Param("session_id", "string", SESSION_DOC, non_empty=True)
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool("read_file", "Read a file (skeleton first, then only what changed)", READ_DOC, (
+        Param("path", "string", "the file: repository-relative or absolute, inside the workspace", required=True,
+              non_empty=True),
+        Param("offset", "integer", "first line to read (1-based)", minimum=1),
+        Param("limit", "integer", "number of lines to read", minimum=1),
+        Param("symbol", "string", "one symbol to read whole: a name, a qualname (Class.method) or an id from "
+              "search_symbols", non_empty=True),
+        _session_param())),
+    Tool("context", "Code around a symbol, packed", CONTEXT_DOC, (
+        Param("entry", "string", "the symbol: a name, qualname or id (see search_symbols)", required=True,
+              non_empty=True),
+        Param("depth", "integer", "how many calls away from the entry to follow", default=2, minimum=0),
+        Param("budget", "integer", "the most tokens the pack may take", minimum=1),
+        _session_param())),
+    Tool("diff_context", "Uncommitted changes with their callers and callees", DIFF_CONTEXT_DOC, (
+        Param("base", "string", "the revision to compare the working tree with", default="HEAD", non_empty=True),
+        Param("budget", "integer", "the most tokens the pack may take", minimum=1),
+        Param("no_delta", "boolean", "show everything and leave the session untouched", default=False),
+        _session_param())),
+    Tool("search_symbols", "Find symbols by name", SEARCH_DOC, (
+        Param("query", "string", "a name, qualname or id; fuzzy", required=True, non_empty=True),
+        Param("limit", "integer", "most matches to list", default=10, minimum=1))),
+    Tool("refresh", "Forget what this session was shown of a file", REFRESH_DOC, (
+        Param("path", "string", "the file: repository-relative or absolute, inside the workspace", required=True,
+              non_empty=True),
+        Param("offset", "integer", "first line of the range to forget (1-based)", minimum=1),
+        Param("limit", "integer", "number of lines of the range to forget", minimum=1),
+        _session_param())),
+    Tool("session_status", "This session's numbers", STATUS_DOC, (_session_param(),)),
+)
+_BY_NAME = {t.name: t for t in TOOLS}
+
+
+def default_session_id() -> str:
+    return f"mcp-{uuid.uuid4().hex[:16]}"
+
+
+class SymbolpackTools:
+    """The tools over one project, for one connection (`mcp_protocol.Connection`
+    calls `tool_list`, `call` and the lifecycle methods)."""
+
+    name = "symbolpack"
+    instructions = INSTRUCTIONS
+
+    def __init__(self, project: str, settings: Settings, session_id: str | None = None):
+        from .._version import __version__
+        from .mcp_roots import Bounds
+
+        self.version = __version__
+        self.project = project
+        self.settings = settings
+        self.session_id = session_id or default_session_id()
+        self.bounds: Bounds = Bounds(project, settings.mcp_allow_dirs)
+        self._started = False
+        self._engine: Engine | None = None
+        self._engine_lock = threading.Lock()
+
+    # -- the lifecycle (the protocol's reader thread)
+    def tool_list(self) -> list[dict[str, Any]]:
+        return [t.listing() for t in TOOLS]
+
+    def has_tool(self, name: str) -> bool:
+        return name in _BY_NAME
+
+    def start(self) -> None:
+        """The tools were listed (or one was called): build the engine and index symbols
+        in the background, once."""
+        if not self._started:
+            self._started = True
+            threading.Thread(target=self._start, name="symbolpack-mcp-start", daemon=True).start()
+
+    def roots_requested(self) -> None:
+        self.bounds.roots_requested()
+
+    def roots_answered(self, uris: list[str] | None) -> None:
+        self.bounds.roots_answered(uris)
+
+    # -- the engine
+    def _start(self) -> None:
+        try:
+            self.engine().start_warm_up()  # symbols indexed before the first name lookup
+        except Exception:  # a tool call builds it again and reports the failure
+            pass
+
+    def engine(self) -> Engine:
+        with self._engine_lock:
+            if self._engine is None:
+                from ..api.resident import Engine
+
+                self._engine = Engine(self.project, self.settings)
+            return self._engine
+
+    def close(self) -> None:
+        with self._engine_lock:
+            if self._engine is not None:
+                self._engine.close()
+
+    # -- calls (the protocol's worker thread)
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolAnswer:
+        """One tool call's answer; its failures are answers with `is_error`."""
+        from ..base.errors import SymbolpackError
+        from .mcp_roots import OutsideWorkspace
+
+        tool = _BY_NAME[name]
+        try:
+            args = tool.arguments(arguments)
+            return getattr(self, "_" + name)(**args)
+        except (BadArguments, OutsideWorkspace, SymbolpackError) as exc:
+            return ToolAnswer(str(exc), is_error=True)
+        except Exception as exc:  # a bug: one line to the client, the traceback on stderr
+            import traceback
+
+            from ..base.log import warning
+
+            warning(f"{name} failed:\n{traceback.format_exc().rstrip()}")
+            return ToolAnswer(f"{name}: internal error: {type(exc).__name__}: {exc}", is_error=True)
+
+    def _run(self, fn: Callable[[Workspace], Any]) -> Any:
+        return self.engine().run(fn)
+
+    def _session(self, session_id: str | None) -> str:
+        from ..state.session_id import validate_session_id
+
+        return validate_session_id(session_id) if session_id else self.session_id
+
+    def _path(self, path: str) -> str:
+        """*path* made absolute (relative to the project) and judged against the workspace."""
+        p = os.path.expanduser(path)
+        p = p if os.path.isabs(p) else os.path.join(self.engine().root, p)
+        self.bounds.check(p)
+        return p
+
+    def _read_file(self, path: str, offset: int | None, limit: int | None, symbol: str | None,
+                   session_id: str | None) -> ToolAnswer:
+        from ..api import operations
+
+        session, target = self._session(session_id), self._path(path)
+        result = self._run(lambda ws: operations.read_file(ws, target, session, offset=offset, limit=limit,
+                                                           symbol=symbol, confirm=False, front=FRONT))
+        return ToolAnswer(result.response["text"], commit=result.commit)
+
+    def _context(self, entry: str, depth: int, budget: int | None, session_id: str | None) -> ToolAnswer:
+        from ..api import context
+
+        kwargs: dict[str, Any] = {"depth": depth, "session_id": self._session(session_id), "confirm": False,
+                                  "front": FRONT}
+        if budget is not None:
+            kwargs["budget"] = budget
+        return _pack_answer(self._run(lambda ws: context.context_pack(ws, entry, **kwargs)))
+
+    def _diff_context(self, base: str, budget: int | None, no_delta: bool, session_id: str | None) -> ToolAnswer:
+        from ..api import context
+
+        kwargs: dict[str, Any] = {"base": base, "session_id": None if no_delta else self._session(session_id),
+                                  "delta": not no_delta, "confirm": False, "front": FRONT}
+        if budget is not None:
+            kwargs["budget"] = budget
+        return _pack_answer(self._run(lambda ws: context.diff_context(ws, **kwargs)))
+
+    def _search_symbols(self, query: str, limit: int) -> ToolAnswer:
+        return ToolAnswer(self._run(lambda ws: _search(ws, query, limit)))
+
+    def _refresh(self, path: str, offset: int | None, limit: int | None, session_id: str | None) -> ToolAnswer:
+        from ..api import operations
+
+        session, target = self._session(session_id), self._path(path)
+        return ToolAnswer(self._run(lambda ws: operations.refresh(ws, target, session, offset, limit, front=FRONT)))
+
+    def _session_status(self, session_id: str | None) -> ToolAnswer:
+        from ..api import operations
+
+        session = self._session(session_id)
+        return ToolAnswer(self._run(lambda ws: json.dumps(operations.status(ws, session), indent=1)))
+
+
+def _pack_answer(result: Any) -> ToolAnswer:
+    text = result["text"] if isinstance(result, dict) and "text" in result else json.dumps(result)
+    return ToolAnswer(text, commit=getattr(result, "commit", None))
+
+
+def _search(ws: Workspace, query: str, limit: int) -> str:
+    from ..engine.lookup import GOOD_SCORE, no_match_message, rank
+
+    symbols = ws.all_symbols(ws.root)
+    matches = rank(query, symbols, limit=limit)
+    good = [m for m in matches if m.score >= GOOD_SCORE]
+    if not good:
+        return no_match_message(query, matches, "this repository")
+    return "\n".join(
+        f"{m.symbol.path}:{m.symbol.lines[0]}-{m.symbol.lines[1]}  {m.symbol.kind} {m.symbol.qualname}  "
+        f"{' '.join(m.symbol.signature.split())}" for m in good)
