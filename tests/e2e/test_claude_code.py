@@ -291,6 +291,15 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         print(f"\noracle (claude_view): {len(judged)} answers judged in {len(lab.server.requests('main'))} "
               f"requests, {len(problems)} failures")
         assert (lab.proj / "app.py").read_text() == v5  # the stale edit was not applied
+        # the judge is not vacuous on the CLI's real shapes: the rewound context without its skeleton
+        # read (the rewind bug: a marker leaning on a read the context no longer holds) fails
+        record = lab.server.requests("main", "after-rewind")[-1]
+        messages = record["body"]["messages"]
+        first = next(k for k, m in enumerate(messages) if m["role"] == "assistant")
+        times = clock_of(lab.server.requests())
+        broken = judge_request(messages[:first] + messages[first + 2:],
+                               FileClock(times["before"], times["after"], record["files"]))
+        assert any("does not hold" in p for p in broken.problems), broken.problems
 
         work = results("work", lab)
         assert [r.kind for r in work[:2]] == ["skeleton", "unchanged"], [r.kind for r in work]
