@@ -216,9 +216,9 @@ def _events(messages: Sequence[Mapping[str, Any]], cleared: frozenset[str] = fro
                 is_error = block.get("is_error") is True
                 if name == "Read" and isinstance(args.get("file_path"), str):
                     text = CLEARED if ident in cleared else _result_text(block)
-                    answer = None
+                    answer: str | None = None
+                    body = ""
                     if is_error and text.startswith(DENY_PREFIX):
-                        body, reminders = "", []
                         answer, _ = split_result(text[len(DENY_PREFIX):])
                     else:
                         body, reminders = split_result(text)
