@@ -33,7 +33,10 @@ with a short text, compaction requests (detected by the summary prompt in the la
 user message) with ``SUMMARY_TEXT``.  Every request is appended to ``log_path`` as
 one JSON line ``{"seq", "time", "label", "kind", "method", "path", "headers",
 "body"}`` where ``kind`` is ``main`` / ``side`` / ``compact`` / ``count_tokens`` /
-``unknown``.
+``unknown``.  With ``server.watch(paths)``, every Messages request also records
+``"files"``: each watched file's text when the request arrived (None when absent):
+the true file states a judge compares the model's context with (the tools of a
+turn have all run, and their hooks, before the next request is sent).
 
 Control endpoints (JSON bodies), usable from another process:
 
@@ -109,6 +112,7 @@ class FakeAnthropicServer(ThreadingHTTPServer):
         self._records: list[dict] = []
         self._seq = itertools.count(1)
         self._ids = itertools.count(1)
+        self._watched: list[str] = []
         self.summary_text = SUMMARY_TEXT  # answer to compaction requests
         self.side_text = SIDE_TEXT  # answer to side calls (no tools)
 
@@ -117,6 +121,21 @@ class FakeAnthropicServer(ThreadingHTTPServer):
         with self.lock:
             self._script = list(turns)
             self._label = label
+
+    def watch(self, paths: list[str]) -> None:
+        """Snapshot these files' texts with every Messages request from now on."""
+        with self.lock:
+            self._watched = list(paths)
+
+    def snapshot(self) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        for path in self._watched:
+            try:
+                with open(path, encoding="utf-8", newline="") as fh:
+                    out[path] = fh.read()
+            except OSError:
+                out[path] = None
+        return out
 
     def remaining(self) -> int:
         with self.lock:
@@ -240,6 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         kind = classify(body)
         entry["kind"] = kind
+        entry["files"] = srv.snapshot()
         if kind == "main":
             turn = srv._pop_turn(body)
         elif kind == "compact":
