@@ -54,7 +54,7 @@ _UNCHANGED_RUN = re.compile(r"^\.\.\. (\d+)-(\d+) unchanged(?: \(your (\d+)-(\d+
 _OTHER_RUN = re.compile(r"^\s*\.\.\. (\d+)-(\d+) (.*)$")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _CHANGED = re.compile(r" changed \((\d+) -> (\d+) lines\)")
-_SKELETON = re.compile(r" (\d+) lines\.")
+_SKELETON = re.compile(r" (\d+) lines[.:]")
 
 
 @dataclass(frozen=True)

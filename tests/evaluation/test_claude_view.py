@@ -66,8 +66,9 @@ class Talk:
         lines = self.text.split("\n")
         total = len(lines) - 1
         body = claude_numbered("\n".join(lines[:head]))
-        context = (f"[SKELETON] app.py: {total} lines. Lines 1-{head} above are the file as it is; below, the rest "
-                   f"with long bodies elided.\n{rest}")
+        context = (f"[SKELETON] app.py: {total} lines: 1-{head} above, the rest below with long bodies elided "
+                   f"(\"... A-B elided\": Read offset=A limit=B-A+1 shows lines A-B). The file's content, not an "
+                   f"error.\n{rest}")
         return self.call("Read", {"file_path": PATH}, f"{body}\n\n<system-reminder>\nPostToolUse:Read hook additional "
                          f"context: {context}\n</system-reminder>" + REMINDER)
 
@@ -116,7 +117,7 @@ def test_native_read_then_unchanged_passes_and_the_empty_piece_after_the_final_n
 
 def test_skeleton_then_unchanged_and_a_drill_in_pass():
     talk = Talk()
-    talk.skeleton(3, "\n".join([row(4, "line 4"), "    ... 5-9 elided: Read offset=5 limit=5", row(10, "line 10"),
+    talk.skeleton(3, "\n".join([row(4, "line 4"), "    ... 5-9 elided", row(10, "line 10"),
                                 row(11, "line 11"), row(12, "line 12")]))
     view = talk.judge().views[PATH]
     assert view.elided == {5, 6, 7, 8, 9} and view.length == 12 and view.held[4] == "line 4"
@@ -225,7 +226,7 @@ def test_a_whole_file_marker_after_range_reads_only_fails():
 
 def test_a_range_marker_over_elided_lines_fails():
     talk = Talk()
-    talk.skeleton(3, "\n".join([row(4, "line 4"), "    ... 5-9 elided: Read offset=5 limit=5", row(10, "line 10"),
+    talk.skeleton(3, "\n".join([row(4, "line 4"), "    ... 5-9 elided", row(10, "line 10"),
                                 row(11, "line 11"), row(12, "line 12")]))
     talk.answer("[UNCHANGED] app.py:4-6", line=4, offset=4, limit=3)
     fails(talk, "lines 5-6", "does not hold")
@@ -305,7 +306,7 @@ def test_a_diff_whose_old_side_is_not_the_models_copy_fails():
 
 def test_a_skeleton_showing_a_wrong_line_or_leaving_a_gap_fails():
     talk = Talk()
-    talk.skeleton(3, "\n".join([row(4, "line four"), "    ... 5-9 elided: Read offset=5 limit=5", row(11, "line 11"),
+    talk.skeleton(3, "\n".join([row(4, "line four"), "    ... 5-9 elided", row(11, "line 11"),
                                 row(12, "line 12")]))
     fails(talk, "shows line 4 as 'line four'", "lines 10-10 are neither shown")
 
@@ -363,7 +364,7 @@ def test_an_answer_the_clock_cannot_date_fails():
 
 def test_an_edit_inside_a_line_the_model_never_saw_leaves_that_line_unknown():
     talk = Talk()
-    talk.skeleton(3, "\n".join([row(4, "line 4"), "    ... 5-9 elided: Read offset=5 limit=5", row(10, "line 10"),
+    talk.skeleton(3, "\n".join([row(4, "line 4"), "    ... 5-9 elided", row(10, "line 10"),
                                 row(11, "line 11"), row(12, "line 12")]))
     talk.call("Edit", {"file_path": PATH, "old_string": "ne 6\n", "new_string": "NE 6\n"},
               f"The file {PATH} has been updated successfully." + REMINDER, then=V0.replace("line 6\n", "liNE 6\n"))
