@@ -27,7 +27,7 @@ from typing import Any
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t\r\n]+)
   | (?P<line_comment>//[^\n]*)
-  | (?P<block_comment>/\*.*?\*/)
+  | (?P<block_comment>/\*.*?(?:\*/|\Z))  # unclosed at the end: a comment, as strip-json-comments has it
   | (?P<string>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
   | (?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
   | (?P<literal>true|false|null)
@@ -92,8 +92,6 @@ def _tokens(text: str) -> list[_Token]:
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:
-            if text.startswith("/*", pos):
-                raise JsoncError(f"unclosed /* comment at {_where(text, pos)}")
             raise JsoncError(f"unexpected {text[pos]!r} at {_where(text, pos)}")
         kind = m.lastgroup or ""
         if kind not in ("ws", "line_comment", "block_comment"):
@@ -214,6 +212,12 @@ def _indent_at(text: str, pos: int) -> str | None:
     return before if not before.strip() else None
 
 
+def _line_indent(text: str, pos: int) -> str:
+    """The whitespace that starts the line *pos* is on."""
+    line = text[_line_start(text, pos):pos]
+    return line[:len(line) - len(line.lstrip())]
+
+
 def indent_unit(text: str) -> str:
     m = re.search(r"^([ \t]+)\S", text, re.M)
     if m is None:
@@ -254,7 +258,7 @@ def insert_member(text: str, obj: Node, key: str, value: Any) -> str:
             return text[:last.end] + member + text[last.end:]
         indent = _indent_at(text, last.start)
         if indent is None:
-            indent = (_indent_at(text, obj.start) or "") + unit
+            indent = _line_indent(text, obj.start) + unit
         member = f"{json.dumps(key, ensure_ascii=False)}: {render(value, indent, unit, nl, True)}"
         # the comma right after the last value; the member after whatever ends that line (a comment)
         eol = text.find("\n", last.end)
@@ -263,8 +267,7 @@ def insert_member(text: str, obj: Node, key: str, value: Any) -> str:
             return text[:last.end] + "," + nl + indent + member + text[last.end:]
         cut = eol - 1 if text[eol - 1:eol] == "\r" else eol
         return text[:last.end] + "," + text[last.end:cut] + nl + indent + member + text[cut:]
-    outer = _indent_at(text, obj.start)
-    outer = outer if outer is not None else ""
+    outer = _line_indent(text, obj.start)
     inner = outer + unit
     member = f"{json.dumps(key, ensure_ascii=False)}: {render(value, inner, unit, nl, True)}"
     inside = text[obj.start + 1:obj.end - 1]
@@ -320,7 +323,6 @@ def delete_member(text: str, obj: Node, key: str) -> str:
 def replace_value(text: str, node: Node, value: Any) -> str:
     """*text* with *node*'s value replaced by *value*, laid out like its surroundings."""
     nl, unit = newline_of(text), indent_unit(text)
-    line = text[_line_start(text, node.start):node.start]
-    indent = line[:len(line) - len(line.lstrip())]
+    indent = _line_indent(text, node.start)
     multiline = isinstance(value, dict) and "\n" in text[node.start:node.end]
     return text[:node.start] + render(value, indent, unit, nl, multiline) + text[node.end:]

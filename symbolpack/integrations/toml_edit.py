@@ -214,12 +214,14 @@ def delete_key(text: str, table: Table, key: str) -> str:
 
 
 def append_table(text: str, block: str) -> str:
-    """*text* with *block* (a header and its lines) at the end, a blank line between."""
+    """*text* with *block* (a header and its lines) at the end, after a blank line (after a
+    line break only when *text* had no final one, so that `delete_table` can tell the cases apart)."""
     if not text:
         return block
     nl = "\r\n" if "\r\n" in text else "\n"
-    sep = "" if text.endswith(nl + nl) else nl if text.endswith("\n") else nl + nl
-    return text + sep + block.replace("\n", nl) if nl != "\n" else text + sep + block
+    if nl != "\n":
+        block = block.replace("\n", nl)
+    return text + nl + block
 
 
 def delete_table(text: str, table: Table) -> str:
@@ -227,7 +229,6 @@ def delete_table(text: str, table: Table) -> str:
     before, after = text[:table.header.start], text[table.end:]
     if not after:
         nl = "\r\n" if "\r\n" in text else "\n"
-        if before.endswith(nl + nl):
-            before = before[:-len(nl)]  # the blank line `append_table` put before it
-    new = before + after
-    return "" if not new.strip() else new
+        if before.endswith(nl):
+            before = before[:-len(nl)]  # the line break `append_table` put before it
+    return before + after

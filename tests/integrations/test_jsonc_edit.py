@@ -1,0 +1,97 @@
+"""JSON with comments as Gemini CLI 0.61 reads it, edited as text: what parses, and inserts
+that a delete undoes byte for byte."""
+
+from __future__ import annotations
+
+import pytest
+
+from symbolpack.integrations import jsonc_edit as jc
+
+LAYOUTS = {  # name -> a settings file as a person might have written it
+    "comments": '{\n  // my theme\n  "theme": "Dracula", /* inline */\n  "ui": {"hideBanner": true} // trailing\n}\n',
+    "odd indent": '{\n     "a": 1,\n     "b": {\n\t"c": [1,\n 2]\n     }\n}',
+    "crlf": '{\r\n  // note\r\n  "theme": "x"\r\n}\r\n',
+    "tabs": '{\n\t"theme": "x"\n}\n',
+    "one line": '{"theme": "x"}',
+    "empty": "{}",
+    "block comment last": '{\n  "a": 1\n  /* the end */\n}\n',
+    "url in string": '{\n  "proxy": "http://example.com//x" // not a comment inside the string\n}\n',
+}
+
+
+@pytest.mark.parametrize("name", LAYOUTS)
+def test_insert_then_delete_gives_the_same_bytes(name):
+    text = LAYOUTS[name]
+    root = jc.parse(text)
+    value = {"symbolpack": {"command": "tldrs", "args": ["mcp"]}}
+    added = jc.insert_member(text, root, "mcpServers", value)
+    after = jc.parse(added)
+    assert after.value == {**root.value, "mcpServers": value}
+    assert jc.delete_member(added, after, "mcpServers") == text
+
+
+def test_an_empty_object_with_inner_space_comes_back_closed():
+    text = "{ }\n"
+    added = jc.insert_member(text, jc.parse(text), "k", 1)
+    assert added == '{\n  "k": 1\n}\n'
+    assert jc.delete_member(added, jc.parse(added), "k") == "{}\n"
+
+
+def test_inserted_members_take_the_files_indentation_and_line_ends():
+    text = '{\r\n    "mcpServers": {\r\n        "git": {"command": "uvx"}\r\n    }\r\n}\r\n'
+    root = jc.parse(text)
+    servers = jc.find(root, ("mcpServers",))
+    new = jc.insert_member(text, servers, "symbolpack", {"command": "tldrs", "args": ["mcp"]})
+    assert new == ('{\r\n    "mcpServers": {\r\n        "git": {"command": "uvx"},\r\n'
+                   '        "symbolpack": {\r\n            "command": "tldrs",\r\n            "args": ["mcp"]\r\n'
+                   '        }\r\n    }\r\n}\r\n')
+
+
+def test_a_comment_after_the_last_member_stays_on_its_line():
+    text = '{\n  "a": 1 // about a\n}\n'
+    new = jc.insert_member(text, jc.parse(text), "b", 2)
+    assert new == '{\n  "a": 1, // about a\n  "b": 2\n}\n'
+
+
+def test_deleting_a_member_that_is_not_last_keeps_the_rest():
+    text = '{\n  "command": "tldrs",\n  "args": ["mcp"],\n  "trust": true // mine\n}\n'
+    once = jc.delete_member(text, jc.parse(text), "command")
+    twice = jc.delete_member(once, jc.parse(once), "args")
+    assert twice == '{\n  "trust": true // mine\n}\n'
+
+
+def test_replacing_a_value_keeps_everything_around_it():
+    text = '{"command": /* old */ "old", "args": []}'
+    root = jc.parse(text)
+    assert jc.replace_value(text, root.member("command").value, "new") == '{"command": /* old */ "new", "args": []}'
+
+
+@pytest.mark.parametrize("text, where", [
+    ('{"a": 1,}', "trailing comma"),           # strip-json-comments 3 keeps commas; JSON.parse refuses them
+    ('{"a": [1, 2,]}', "trailing comma"),
+    ('\ufeff{"a": 1}', "unexpected"),           # JSON.parse refuses a byte order mark
+    ('{"a": 1} x', "unexpected"),
+    ("{'a': 1}", "unexpected \"'\" at line 1, column 2"),
+    ('{"a": 1, }', "expected a key at line 1, column 10, found a trailing comma"),
+    ('{"a" 1}', "expected ':'"),
+    ("", "end of file"),
+])
+def test_what_gemini_refuses_is_refused_with_a_position(text, where):
+    with pytest.raises(jc.JsoncError, match=where):
+        jc.parse(text)
+
+
+def test_comments_of_both_kinds_are_ignored_and_strings_are_not_comments():
+    text = '/* head */ {"a": "//x", /* mid */ "b": [1, /* c */ 2] // tail\n}'
+    assert jc.loads(text) == {"a": "//x", "b": [1, 2]}
+
+
+def test_an_unclosed_block_comment_runs_to_the_end_as_in_gemini():
+    assert jc.loads('{"a": 1} /* open') == {"a": 1}
+    with pytest.raises(jc.JsoncError, match="end of file"):
+        jc.parse('{"a": /* open 1}')
+
+
+def test_duplicate_keys_resolve_as_json_parse_does():
+    root = jc.parse('{"a": 1, "a": 2}')
+    assert root.value == {"a": 2} and root.member("a").value.value == 2
