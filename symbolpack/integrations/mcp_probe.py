@@ -54,14 +54,15 @@ def probe(command: str, args: list[str], env: dict[str, str] | None = None, cwd:
     lines: queue.Queue[bytes | None] = queue.Queue()
     stderr: list[bytes] = []
 
-    def pump(stream, sink) -> None:
+    def pump(stream, sink, eof: bool) -> None:
         for line in iter(stream.readline, b""):
             sink(line)
-        if sink is lines.put:
+        if eof:
             lines.put(None)
 
-    threading.Thread(target=pump, args=(proc.stdout, lines.put), daemon=True).start()
-    threading.Thread(target=pump, args=(proc.stderr, stderr.append), daemon=True).start()
+    threading.Thread(target=pump, args=(proc.stdout, lines.put, True), daemon=True).start()
+    errors = threading.Thread(target=pump, args=(proc.stderr, stderr.append, False), daemon=True)
+    errors.start()
     deadline = start + timeout
 
     def send(message: dict) -> None:
@@ -77,7 +78,11 @@ def probe(command: str, args: list[str], env: dict[str, str] | None = None, cwd:
             except queue.Empty:
                 raise _Failed(f"no answer to {what} within {timeout:g} s") from None
             if line is None:
-                proc.wait(timeout=2)
+                try:
+                    proc.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    pass  # it closed stdout but lives on: reported with no code
+                errors.join(timeout=2)
                 last = b"".join(stderr).decode("utf-8", "replace").strip().splitlines()
                 raise _Failed(f"exited with code {proc.returncode} before answering {what}"
                               + (f": {last[-1].strip()}" if last else ""))
