@@ -169,7 +169,8 @@ def _check_server(agent: str, server: dict, root: Path, timeout: float) -> dict:
     """Start *server* (a host's entry: command, args, env, cwd) as that host would, in *root*."""
     command = str(server.get("command", ""))
     args = [str(a) for a in server.get("args", []) or []]
-    env = server.get("env") if isinstance(server.get("env"), dict) else {}
+    given = server.get("env")
+    env: dict = given if isinstance(given, dict) else {}
     cwd = root / os.path.expanduser(str(server["cwd"])) if server.get("cwd") else root
     result = probe(command, args, {str(k): str(v) for k, v in env.items()}, cwd, timeout)
     return {"agent": agent, "command": describe_server(server), "ok": result.ok, "detail": result.detail,

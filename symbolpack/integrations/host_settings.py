@@ -408,5 +408,12 @@ class CodexConfig:
         return entry if isinstance(entry, dict) and "command" in entry else None
 
 
-def adapter_for(agent: str, path: Path) -> ClaudeSettings | CodexConfig | GeminiSettings:
-    return {"claude": ClaudeSettings, "codex": CodexConfig, "gemini": GeminiSettings}[agent](path)
+Adapter = ClaudeSettings | CodexConfig | GeminiSettings
+
+
+def adapter_for(agent: str, path: Path) -> Adapter:
+    if agent == "claude":
+        return ClaudeSettings(path)
+    if agent == "codex":
+        return CodexConfig(path)
+    return GeminiSettings(path)

@@ -111,7 +111,8 @@ def probe(command: str, args: list[str], env: dict[str, str] | None = None, cwd:
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
         listed = answer(2, "tools/list")
         tools = [t.get("name", "?") for t in listed.get("tools", []) if isinstance(t, dict)]
-        server = init.get("serverInfo") if isinstance(init.get("serverInfo"), dict) else {}
+        info = init.get("serverInfo")
+        server: dict = info if isinstance(info, dict) else {}
         if not tools:
             return ProbeResult(False, "started but lists no tools", [], server, ms)
         return ProbeResult(True, f"{len(tools)} tools ({', '.join(tools)}); initialize answered in {ms:.0f} ms",
