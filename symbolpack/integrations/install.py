@@ -132,6 +132,8 @@ def read_text(path: Path) -> str | None:
         return None
     except UnicodeDecodeError:
         raise SymbolpackError(f"{path}: not UTF-8 text; fix it by hand") from None
+    except OSError as exc:
+        raise SymbolpackError(f"{path}: cannot read it ({exc.strerror or exc})") from None
 
 
 def _write_atomic(path: Path, data: bytes, like: Path | None = None) -> None:
