@@ -63,6 +63,7 @@ class Member:
     key: str
     start: int  # the key's opening quote
     value: Node
+    comma: int | None = None  # the comma after the value, if one follows
 
     @property
     def end(self) -> int:
@@ -153,6 +154,7 @@ class _Parser:
                 return node
             if sep.text != ",":
                 raise JsoncError(f"expected ',' or '}}' at {_where(self.text, sep.start)}")
+            member.comma = sep.start
 
     def _array(self, open_: _Token) -> Node:
         items: list[Any] = []
@@ -289,8 +291,8 @@ def delete_member(text: str, obj: Node, key: str) -> str:
     index = max(i for i, m in enumerate(obj.members) if m.key == key)
     member = obj.members[index]
     if index > 0 and index == len(obj.members) - 1:
-        prev = obj.members[index - 1]
-        comma = text.index(",", prev.end)  # only whitespace and comments lie between
+        comma = obj.members[index - 1].comma
+        assert comma is not None
         start = member.start
         indent = _indent_at(text, member.start)
         if indent is not None:  # on a line of its own: its line break goes with it
@@ -306,7 +308,8 @@ def delete_member(text: str, obj: Node, key: str) -> str:
         start = member.start
         if _indent_at(text, member.start) is not None and _indent_at(text, nxt.start) is not None:
             start = _line_start(text, member.start)
-            comma = text.index(",", member.end)
+            comma = member.comma
+            assert comma is not None
             eol = text.find("\n", comma)
             end = eol + 1 if eol != -1 and not text[comma + 1:eol].strip() else comma + 1
             if end <= nxt.start:

@@ -15,6 +15,7 @@ LAYOUTS = {  # name -> a settings file as a person might have written it
     "one line": '{"theme": "x"}',
     "empty": "{}",
     "block comment last": '{\n  "a": 1\n  /* the end */\n}\n',
+    "commas in comments": '{\n  "a": 1 /* x, y */, // p, q\n  "b": {"c": 2} /* r, s */\n}\n',
     "url in string": '{\n  "proxy": "http://example.com//x" // not a comment inside the string\n}\n',
 }
 
@@ -58,6 +59,13 @@ def test_deleting_a_member_that_is_not_last_keeps_the_rest():
     once = jc.delete_member(text, jc.parse(text), "command")
     twice = jc.delete_member(once, jc.parse(once), "args")
     assert twice == '{\n  "trust": true // mine\n}\n'
+
+
+def test_commas_inside_comments_are_not_the_separator():
+    text = '{"a": 1 /* x, y */, "b": 2, /* p, */ "c": 3}'
+    once = jc.delete_member(text, jc.parse(text), "c")
+    assert once == '{"a": 1 /* x, y */, "b": 2}'  # a comment just before a member goes with it
+    assert jc.loads(jc.delete_member(text, jc.parse(text), "b")) == {"a": 1, "c": 3}
 
 
 def test_replacing_a_value_keeps_everything_around_it():
