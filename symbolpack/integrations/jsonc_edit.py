@@ -315,12 +315,13 @@ def delete_member(text: str, obj: Node, key: str) -> str:
             if end <= nxt.start:
                 return text[:start] + text[end:]
         return text[:start] + text[nxt.start:]
-    # the only member
+    # the only member: the object closes again (`{}`), or gets back the comments it held
     before = text[obj.start + 1:member.start]
     after = text[member.end:obj.end - 1]
-    if not before.strip() and not after.strip():
+    if not after.strip():
         return text[:obj.start + 1] + text[obj.end - 1:]
-    return text[:member.start] + text[member.end:]
+    start = obj.start + 1 if not before.strip() else member.start
+    return text[:start] + text[member.end:]
 
 
 def replace_value(text: str, node: Node, value: Any) -> str:

@@ -103,3 +103,54 @@ def test_an_unclosed_block_comment_runs_to_the_end_as_in_gemini():
 def test_duplicate_keys_resolve_as_json_parse_does():
     root = jc.parse('{"a": 1, "a": 2}')
     assert root.value == {"a": 2} and root.member("a").value.value == 2
+
+
+# --------------------------------------------------------------------------- any layout
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)), max_leaves=8)
+
+
+@st.composite
+def layouts(draw):
+    """A JSON object dumped in some layout, with comments sprinkled where JSON allows whitespace."""
+    data = draw(st.dictionaries(st.text(max_size=6).filter(lambda k: k != "symbolpack"), _values, max_size=4))
+    indent = draw(st.sampled_from([None, 0, 1, 2, 4, "\t"]))
+    text = jc_dumps(data, indent)
+    comments = draw(st.lists(st.sampled_from([" // c, {x}\n", " /* a, b */ ", "/**/"]), max_size=4))
+    spots, in_string, escaped = [], False, False
+    for i, ch in enumerate(text):  # where JSON allows whitespace: after a separator, outside strings
+        if in_string:
+            in_string, escaped = (ch != '"' or escaped), (ch == "\\" and not escaped)
+        elif ch == '"':
+            in_string = True
+        elif ch in ",{[:":
+            spots.append(i + 1)
+    for comment in comments:
+        at = draw(st.sampled_from(spots))
+        text = text[:at] + comment + text[at:]
+        spots = [s + len(comment) if s >= at else s for s in spots]
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    return data, text + draw(st.sampled_from(["", "\n", "\r\n"]))
+
+
+def jc_dumps(data, indent):
+    import json
+
+    return json.dumps(data, indent=indent)
+
+
+@settings(max_examples=300, deadline=None)
+@given(layouts(), _values)
+def test_any_layout_parses_to_its_data_and_an_insert_is_undone_exactly(case, value):
+    data, text = case
+    root = jc.parse(text)
+    assert root.value == data
+    added = jc.insert_member(text, root, "symbolpack", value)
+    after = jc.parse(added)
+    assert after.value == {**data, "symbolpack": value}
+    assert jc.delete_member(added, after, "symbolpack") == text
