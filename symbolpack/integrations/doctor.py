@@ -5,7 +5,8 @@ It reads every settings file the installers (`install.py`, `chibi_install.py`,
 started exactly as its host would start it (command, arguments, environment
 and folder from the host's settings) and asked for its tools over stdio
 (`mcp_probe.py`); Codex's and Gemini's folder trust is read as they read it
-(`trust.py`); each Claude Code pre-read hook runs on a probe file; Chibi's
+(`trust.py`); symbolpack's server added to Claude Code with `claude mcp add` is
+started too; each Claude Code pre-read hook runs on a probe file; Chibi's
 launchers are run as Chibi runs them, and pi's extension is checked. It sits
 above the installers, which never import it.
 
@@ -26,7 +27,7 @@ from typing import Any
 from ..base.errors import SymbolpackError
 from ..base.workspace import project_root
 from .chibi_install import doctor_lines, doctor_report
-from .host_settings import adapter_for, describe_server
+from .host_settings import SERVER_NAME, adapter_for, describe_server
 from .install import read_text, say, settings_path
 from .mcp_probe import probe
 from .pi_install import doctor_lines as pi_doctor_lines
@@ -132,6 +133,17 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
                         hooks[command] = {"command": command, **check_hook(command)}
                         if not hooks[command]["ok"]:
                             problems.append(f"claude hook `{command}` does not answer: {hooks[command]['detail']}")
+    for scope, path, server in claude_mcp_servers(root):  # added with `claude mcp add`, not by tldrs install
+        entry = {"agent": "claude-mcp", "scope": scope, "path": str(path), "exists": True,
+                 "installed": [f"mcpServers.{SERVER_NAME}: {describe_server(server)}"], "status": "installed"}
+        report["targets"].append(entry)
+        key = json.dumps(server, sort_keys=True, default=str)
+        if key not in servers:
+            servers[key] = _check_server("claude", server, root, timeout)
+            report["servers"].append(servers[key])
+        entry["server"] = servers[key]
+        if not servers[key]["ok"]:
+            problems.append(f"claude-mcp {scope}: MCP server `{servers[key]['command']}`: {servers[key]['detail']}")
     report["hooks"] = list(hooks.values())
     report["chibi"] = doctor_report()
     report["pi"] = pi_doctor_report(root)
@@ -163,6 +175,27 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
     else:
         say(out, "no problems")
     return code
+
+
+def claude_mcp_servers(root: Path) -> list[tuple[str, Path, dict]]:
+    """symbolpack's MCP server as Claude Code has it (`claude mcp add`): project scope in
+    `<root>/.mcp.json`, user and local scope in `~/.claude.json` (top level, and under
+    `projects[<root>]`). Files that are missing or not JSON are skipped: they are Claude's."""
+    found = []
+    home_file = Path.home() / ".claude.json"
+    for scope, path, keys in (("project", root / ".mcp.json", ()), ("user", home_file, ()),
+                              ("local", home_file, ("projects", str(root)))):
+        try:
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for key in keys:
+            data = data.get(key) if isinstance(data, dict) else None
+        servers = data.get("mcpServers") if isinstance(data, dict) else None
+        server = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+        if isinstance(server, dict) and server.get("command"):
+            found.append((scope, path, server))
+    return found
 
 
 def _check_server(agent: str, server: dict, root: Path, timeout: float) -> dict:

@@ -448,3 +448,17 @@ def test_doctor_says_inactive_for_an_untrusted_project(home, repo):
                         f"`codex` in {os.path.realpath(repo)} and answer yes when it asks to trust the folder, or add "
                         f"to {home}/.codex/config.toml: [projects.\"{os.path.realpath(repo)}\"] "
                         f"trust_level = \"trusted\""]
+
+
+def test_doctor_starts_a_server_added_to_claude_code_with_claude_mcp_add(home, repo):
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"symbolpack": {
+        "type": "stdio", "command": "/nonexistent/tldrs", "args": ["mcp"]}}}))
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(repo): {"mcpServers": {"symbolpack": {
+        "type": "stdio", "command": sys.executable, "args": ["-m", "symbolpack.cli", "mcp"]}}}}}))
+    out = io.StringIO()
+    assert doctor(as_json=True, root=repo, out=out) == 1
+    report = json.loads(out.getvalue())
+    assert report["problems"] == ["claude-mcp project: MCP server `/nonexistent/tldrs mcp`: "
+                                  "command not found: /nonexistent/tldrs"]
+    local = next(t for t in report["targets"] if t["agent"] == "claude-mcp" and t["scope"] == "local")
+    assert local["server"]["ok"] and "read_file" in local["server"]["tools"]
