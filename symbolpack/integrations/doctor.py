@@ -27,7 +27,7 @@ from typing import Any
 from ..base.errors import SymbolpackError
 from ..base.workspace import project_root
 from .chibi_install import doctor_lines, doctor_report
-from .host_settings import SERVER_NAME, adapter_for, describe_server
+from .host_settings import SERVER_NAME, CodexConfig, adapter_for, describe_server
 from .install import read_text, say, settings_path
 from .mcp_probe import probe
 from .pi_install import doctor_lines as pi_doctor_lines
@@ -109,6 +109,12 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
                 problems.append(f"{agent} {scope}: {exc}")
                 continue
             entry["status"] = "installed" if entry["installed"] else "not installed"
+            leftover = adapter.leftover(text) if isinstance(adapter, CodexConfig) else ()
+            if leftover:
+                entry["status"] = "leftover table"
+                problems.append(f"{agent} {scope}: {path}: [mcp_servers.{SERVER_NAME}] has no command, only "
+                                f"{', '.join(leftover)}: Codex will not start (\"invalid transport\"); "
+                                f"delete the table or run: tldrs install codex{' --global' if global_ else ''}")
             if not entry["installed"]:
                 continue
             trust = None if (agent == "codex" and global_) else host_trust(agent, root)

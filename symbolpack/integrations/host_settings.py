@@ -403,6 +403,12 @@ class CodexConfig:
         server = self.server(text)
         return [] if server is None else [f"[mcp_servers.{SERVER_NAME}]: {describe_server(server)}"]
 
+    def leftover(self, text: str) -> tuple[str, ...]:
+        """The keys of a `[mcp_servers.symbolpack]` without `command` (what uninstall keeps of the
+        user's): Codex 0.171 refuses to load any config holding one ("invalid transport")."""
+        entry = self._entry(self.parse(text))
+        return tuple(entry) if isinstance(entry, dict) and "command" not in entry else ()
+
     def server(self, text: str) -> dict | None:
         entry = self._entry(self.parse(text))
         return entry if isinstance(entry, dict) and "command" in entry else None

@@ -137,3 +137,21 @@ def test_codex_exec_gets_the_tools_and_runs_both_reads_every_time(tmp_path, code
         first, second = r["answers"]
         assert "def rule0(value):" in first and "[UNCHANGED]" not in first
         assert "[UNCHANGED]" in second
+
+
+def test_uninstall_keeps_the_users_key_and_doctor_names_what_codex_then_refuses(tmp_path, codex):
+    lab = Lab(tmp_path, codex)
+    lab.trust()
+    assert lab.tldrs("install", "codex").returncode == 0
+    config = lab.proj / ".codex" / "config.toml"
+    config.write_text(config.read_text() + "startup_timeout_sec = 30\n")
+    assert lab.run("mcp", "list").returncode == 0
+    removed = lab.tldrs("uninstall", "codex")
+    assert removed.returncode == 0 and "kept [mcp_servers.symbolpack]" in removed.stdout
+    assert config.read_text() == "[mcp_servers.symbolpack]\nstartup_timeout_sec = 30\n"
+    refused = lab.run("mcp", "list")  # the fact doctor's warning rests on
+    assert refused.returncode == 1 and "invalid transport" in refused.stderr
+    code, report = lab.doctor()
+    assert code == 1 and codex_target(report)["status"] == "leftover table"
+    assert lab.tldrs("install", "codex").returncode == 0
+    assert lab.run("mcp", "list").returncode == 0

@@ -308,6 +308,10 @@ def test_codex_uninstall_keeps_a_key_the_user_added_to_our_table(home, repo):
     assert "kept [mcp_servers.symbolpack] with the keys you added (startup_timeout_sec)" in printed
     assert path.read_text() == "[mcp_servers.symbolpack]\nstartup_timeout_sec = 30\n"
     assert not inst.adapter_for("codex", path).installed(path.read_text())
+    code, _, problems = doctor_run(repo)  # Codex refuses a server table without a command: doctor says so
+    assert code == 1 and problems == [
+        f"codex project: {path}: [mcp_servers.symbolpack] has no command, only startup_timeout_sec: Codex will not "
+        f"start (\"invalid transport\"); delete the table or run: tldrs install codex"]
     run(inst.install, "codex", repo)  # and a later install fills the table in again
     assert path.read_text() == '[mcp_servers.symbolpack]\nstartup_timeout_sec = 30\ncommand = "tldrs"\nargs = ["mcp"]\n'
 
