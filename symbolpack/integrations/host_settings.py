@@ -211,7 +211,7 @@ class GeminiSettings:
     def add(self, text: str, tldrs: str) -> Edit:
         command, args = server_command(tldrs)
         ours = {"command": command, "args": args}
-        new = text if text.strip() else "{}\n"
+        start = new = text if text.strip() else "{}\n"  # an empty file: an empty object to add to
         root = self._root(new)
         expected = copy.deepcopy(root.value)
         created: tuple[str, ...] = ()
@@ -239,7 +239,7 @@ class GeminiSettings:
                     elif member.value.value != value:
                         new = jsonc_edit.replace_value(new, member.value, value)
                     expected[self.CONTAINER][SERVER_NAME][key] = value
-        if new == (text if text.strip() else "{}\n") and text.strip():
+        if new == start:
             return Edit(text)
         if self.parse(new) != expected:
             raise _unsafe(self.path)
@@ -287,17 +287,6 @@ class GeminiSettings:
 
 # --------------------------------------------------------------------------- Codex CLI
 
-def _toml_loads(text: str) -> Any:
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ImportError:
-            return None
-    return tomllib.loads(text)
-
-
 def _toml_str(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
@@ -319,11 +308,10 @@ class CodexConfig:
 
     def parse(self, text: str) -> Any:
         try:
-            data = _toml_loads(text)
+            return toml_edit.loads(text)
         except ValueError as exc:
             raise SymbolpackError(f"{self.path}: not valid TOML ({exc}); fix it by hand, then run this again") \
                 from None
-        return data if data is not None else {}
 
     def _entry(self, data: Any) -> Any:
         servers = data.get("mcp_servers") if isinstance(data, dict) else None

@@ -27,6 +27,15 @@ class TomlScanError(ValueError):
     pass
 
 
+def loads(text: str) -> dict:
+    """*text* parsed (`tomllib`, or `tomli` on Python 3.10); ValueError when it is not TOML."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: a dependency there
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
 @dataclass(frozen=True)
 class Statement:
     """A table header or a key/value line: its parts and where its lines start and end."""

@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import jsonc_edit
+from . import jsonc_edit, toml_edit
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,7 @@ def codex_trust(root: Path) -> Trust:
     config = codex_home() / "config.toml"
     level = None
     try:
-        import tomllib
-
-        data = tomllib.loads(config.read_text(encoding="utf-8"))
+        data = toml_edit.loads(config.read_text(encoding="utf-8"))
         entry = (data.get("projects") or {}).get(real)
         level = entry.get("trust_level") if isinstance(entry, dict) else None
     except (OSError, ValueError, AttributeError):
