@@ -205,10 +205,12 @@ def uninstall(agent: str, global_: bool = False, dry_run: bool = False, root: Pa
     path = settings_path(agent, global_, root)
     adapter = adapter_for(agent, path)
     old = read_text(path)
+    record = created_by_install(path)
     if old is None or not adapter.installed(old):
         say(out, f"symbolpack is not installed for {agent} in {path}; nothing changed.")
+        if not dry_run and old is None:
+            _remove_created(out, path, record)  # the file was deleted by hand: its empty folders can go
         return 0
-    record = created_by_install(path)
     backup = path.with_name(path.name + BACKUP_SUFFIX)
     before = read_text(backup)
     restore = False
@@ -241,6 +243,12 @@ def uninstall(agent: str, global_: bool = False, dry_run: bool = False, root: Pa
                  f"the previous content is in {backup.name})")
     if kept:
         say(out, _kept_note(agent, kept))
+    _remove_created(out, path, record)
+    return 0
+
+
+def _remove_created(out, path: Path, record: dict) -> None:
+    """Remove the folders install created for *path* that are empty now, and forget the record."""
     for d in record.get("dirs", []):
         try:
             os.rmdir(d)  # only when empty
@@ -248,7 +256,6 @@ def uninstall(agent: str, global_: bool = False, dry_run: bool = False, root: Pa
         except OSError:
             pass
     _save_record(path, None)
-    return 0
 
 
 def _kept_note(agent: str, kept: tuple[str, ...]) -> str:

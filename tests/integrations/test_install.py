@@ -338,6 +338,13 @@ def test_uninstall_removes_the_folder_only_when_install_created_it(agent, folder
     assert (repo / folder).is_dir() and not any((repo / folder).iterdir())
 
 
+def test_uninstall_after_the_file_was_deleted_by_hand_removes_the_empty_folder(home, repo):
+    run(inst.install, "gemini", repo)
+    target("gemini", repo, False).unlink()
+    printed = run(inst.uninstall, "gemini", repo)
+    assert "nothing changed" in printed and not (repo / ".gemini").exists()
+
+
 def test_a_created_folder_that_is_not_empty_stays(home, repo):
     run(inst.install, "codex", repo)
     (repo / ".codex" / "notes.md").write_text("mine\n")
