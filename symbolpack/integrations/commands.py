@@ -119,8 +119,12 @@ def add_integration_parsers(subparsers) -> None:
         p.add_argument("--dry-run", action="store_true", help="show the change without writing it")
         p.set_defaults(func=cmd_install if name == "install" else cmd_uninstall)
 
-    p = subparsers.add_parser("doctor", help="what is installed for which agent, and whether the hooks answer")
-    p.add_argument("--json", action="store_true")
+    p = subparsers.add_parser("doctor", help="what is installed for which agent, and whether it works here",
+                              description="Starts each installed MCP server as its host would and lists its tools, "
+                                          "checks Codex's and Gemini's trust of this project, runs the Claude Code "
+                                          "hooks and Chibi launchers on probes. Exit 0: everything installed works; "
+                                          "1: something does not (one line per problem).")
+    p.add_argument("--json", action="store_true", help="the whole report as JSON")
     p.set_defaults(func=cmd_doctor)
 
 

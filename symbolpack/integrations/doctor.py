@@ -1,9 +1,19 @@
-"""`tldrs doctor`: what is installed for which agent, and whether it works.
+"""`tldrs doctor`: what is installed for which host, and whether it works there.
 
 It reads every settings file the installers (`install.py`, `chibi_install.py`,
-`pi_install.py`) write, runs each installed Claude Code hook on a probe, and
-reports Chibi's launchers and pi's extension; it sits above the installers, which
-never import it.
+`pi_install.py`) write and, for each thing installed, checks it for real: each MCP server is
+started exactly as its host would start it (command, arguments, environment
+and folder from the host's settings) and asked for its tools over stdio
+(`mcp_probe.py`); Codex's and Gemini's folder trust is read as they read it
+(`trust.py`); symbolpack's server added to Claude Code with `claude mcp add` is
+started too; each Claude Code pre-read hook runs on a probe file; Chibi's
+launchers are run as Chibi runs them, and pi's extension is checked. It sits
+above the installers, which never import it.
+
+Exit codes: 0 when everything installed works here (or nothing is installed),
+1 when anything installed does not (a settings file it cannot parse, a server
+that does not start or lists no tools, a project the host does not trust, a
+hook that does not answer), each problem as one line; 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -17,9 +27,14 @@ from typing import Any
 from ..base.errors import SymbolpackError
 from ..base.workspace import project_root
 from .chibi_install import doctor_lines, doctor_report
-from .install import _read_text, _say, adapter_for, settings_path
+from .host_settings import SERVER_NAME, CodexConfig, adapter_for, describe_server
+from .install import read_text, say, settings_path
+from .mcp_probe import probe
 from .pi_install import doctor_lines as pi_doctor_lines
 from .pi_install import doctor_report as pi_doctor_report
+from .trust import host_trust
+
+INACTIVE = "installed, inactive: project not trusted"
 
 
 def check_hook(command: str, timeout: float = 20.0) -> dict:
@@ -63,67 +78,139 @@ def check_hook(command: str, timeout: float = 20.0) -> dict:
                 "detail": f"re-read answered [UNCHANGED] in {ms:.0f} ms" if ok else "unexpected answers"}
 
 
-def doctor(as_json: bool = False, root: Path | None = None, out=None) -> int:
+def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: float = 15.0) -> int:
     out = out or sys.stdout
     try:
         root = root or project_root()
     except Exception:
         root = Path.cwd()
-    report: dict = {"v": 1, "targets": [], "mcp_sdk": _mcp_sdk(), "hooks": []}
-    checked: dict[str, dict] = {}
+    report: dict = {"v": 2, "root": str(root), "targets": [], "servers": [], "hooks": [], "problems": []}
+    problems: list[str] = report["problems"]
+    hooks: dict[str, dict] = {}
+    servers: dict[str, dict] = {}
     for agent in ("claude", "codex", "gemini"):
         for global_ in (False, True):
+            scope = "global" if global_ else "project"
             path = settings_path(agent, global_, root)
-            entry: dict[str, Any] = {"agent": agent, "scope": "global" if global_ else "project",
-                                     "path": str(path)}
-            try:
-                text = _read_text(path)
-                entry["exists"] = text is not None
-                entry["installed"] = adapter_for(agent, path).installed(text) if text is not None else []
-            except SymbolpackError as exc:
-                entry["exists"], entry["installed"], entry["error"] = True, [], str(exc)
+            entry: dict[str, Any] = {"agent": agent, "scope": scope, "path": str(path), "exists": False,
+                                     "installed": [], "status": "no settings file"}
             report["targets"].append(entry)
+            try:
+                text = read_text(path)
+                if text is None:
+                    continue
+                entry["exists"] = True
+                adapter = adapter_for(agent, path)
+                entry["installed"] = adapter.installed(text)
+                server = adapter.server(text)
+            except SymbolpackError as exc:
+                entry["status"] = "unreadable"
+                entry["error"] = str(exc)
+                problems.append(f"{agent} {scope}: {exc}")
+                continue
+            entry["status"] = "installed" if entry["installed"] else "not installed"
+            leftover = adapter.leftover(text) if isinstance(adapter, CodexConfig) else ()
+            if leftover:
+                entry["status"] = "leftover table"
+                problems.append(f"{agent} {scope}: {path}: [mcp_servers.{SERVER_NAME}] has no command, only "
+                                f"{', '.join(leftover)}: Codex will not start (\"invalid transport\"); "
+                                f"delete the table or run: tldrs install codex{' --global' if global_ else ''}")
+            if not entry["installed"]:
+                continue
+            trust = None if (agent == "codex" and global_) else host_trust(agent, root)
+            if trust is not None:
+                entry["trusted"] = trust.trusted
+                if not trust.trusted:
+                    entry["status"] = INACTIVE
+                    problems.append(f"{agent} {scope}: {INACTIVE} ({trust.why}: {root}); to trust it, {trust.how}")
+            if server is not None:
+                key = json.dumps(server, sort_keys=True, default=str)
+                if key not in servers:
+                    servers[key] = _check_server(agent, server, root, timeout)
+                    report["servers"].append(servers[key])
+                entry["server"] = servers[key]
+                if not servers[key]["ok"]:
+                    problems.append(f"{agent} {scope}: MCP server `{servers[key]['command']}`: "
+                                    f"{servers[key]['detail']}")
             for line in entry["installed"]:
                 if agent == "claude" and line.startswith("PreToolUse[Read]: "):
                     command = line.split(": ", 1)[1]
-                    if command not in checked:
-                        checked[command] = {"command": command, **check_hook(command)}
-    report["hooks"] = list(checked.values())
+                    if command not in hooks:
+                        hooks[command] = {"command": command, **check_hook(command)}
+                        if not hooks[command]["ok"]:
+                            problems.append(f"claude hook `{command}` does not answer: {hooks[command]['detail']}")
+    for scope, path, server in claude_mcp_servers(root):  # added with `claude mcp add`, not by tldrs install
+        entry = {"agent": "claude-mcp", "scope": scope, "path": str(path), "exists": True,
+                 "installed": [f"mcpServers.{SERVER_NAME}: {describe_server(server)}"], "status": "installed"}
+        report["targets"].append(entry)
+        key = json.dumps(server, sort_keys=True, default=str)
+        if key not in servers:
+            servers[key] = _check_server("claude", server, root, timeout)
+            report["servers"].append(servers[key])
+        entry["server"] = servers[key]
+        if not servers[key]["ok"]:
+            problems.append(f"claude-mcp {scope}: MCP server `{servers[key]['command']}`: {servers[key]['detail']}")
+    report["hooks"] = list(hooks.values())
     report["chibi"] = doctor_report()
     report["pi"] = pi_doctor_report(root)
-    failed = any(not h["ok"] for h in report["hooks"]) or any(not c["ok"] for c in report["chibi"]["checks"]) \
-        or any(not c["ok"] for c in report["pi"]["checks"])
+    problems.extend(f"chibi {c['check']}: {c['detail']}" for c in report["chibi"]["checks"] if not c["ok"])
+    problems.extend(f"pi {c['check']}: {c['detail']}" for c in report["pi"]["checks"] if not c["ok"])
+    code = 1 if problems else 0
     if as_json:
-        _say(out, json.dumps(report, indent=1))
-        return 1 if failed else 0
+        say(out, json.dumps(report, indent=1))
+        return code
     for t in report["targets"]:
-        state = ("error: " + t["error"]) if "error" in t else (
-            "installed" if t["installed"] else "not installed" if t["exists"] else "no settings file")
-        _say(out, f"{t['agent']:<7}{t['scope']:<9}{state:<18}{t['path']}")
+        say(out, f"{t['agent']:<7}{t['scope']:<9}{t['status']:<18} {t['path']}")
         for line in t["installed"]:
-            _say(out, f"{'':18}{line}")
-    sdk = report["mcp_sdk"]
-    _say(out, f"MCP SDK: {sdk['version']}" if sdk["installed"]
-         else "MCP SDK: not installed (needed by codex/gemini and `tldrs mcp`): pip install 'symbolpack[mcp]'")
+            say(out, f"{'':18}{line}")
+        if "server" in t:
+            s = t["server"]
+            say(out, f"{'':18}server: {s['detail'] if s['ok'] else 'DOES NOT WORK'}")
     for h in report["hooks"]:
-        _say(out, f"hook {h['command']}: {'answers' if h['ok'] else 'DOES NOT ANSWER'} ({h['detail']})")
+        say(out, f"hook {h['command']}: {'answers' if h['ok'] else 'DOES NOT ANSWER'} ({h['detail']})")
     if not report["hooks"]:
-        _say(out, "hooks: none installed for Claude Code (tldrs install claude)")
+        say(out, "hooks: none installed for Claude Code (tldrs install claude)")
     for line in doctor_lines(report["chibi"]):
-        _say(out, line)
+        say(out, line)
     for line in pi_doctor_lines(report["pi"]):
-        _say(out, line)
-    return 1 if failed else 0
+        say(out, line)
+    if problems:
+        say(out, f"{len(problems)} problem{'s' if len(problems) > 1 else ''}:")
+        for p in problems:
+            say(out, f"  {p}")
+    else:
+        say(out, "no problems")
+    return code
 
 
-def _mcp_sdk() -> dict:
-    from importlib.util import find_spec
+def claude_mcp_servers(root: Path) -> list[tuple[str, Path, dict]]:
+    """symbolpack's MCP server as Claude Code has it (`claude mcp add`): project scope in
+    `<root>/.mcp.json`, user and local scope in `~/.claude.json` (top level, and under
+    `projects[<root>]`). Files that are missing or not JSON are skipped: they are Claude's."""
+    found = []
+    home_file = Path.home() / ".claude.json"
+    for scope, path, keys in (("project", root / ".mcp.json", ()), ("user", home_file, ()),
+                              ("local", home_file, ("projects", str(root)))):
+        try:
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for key in keys:
+            data = data.get(key) if isinstance(data, dict) else None
+        servers = data.get("mcpServers") if isinstance(data, dict) else None
+        server = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+        if isinstance(server, dict) and server.get("command"):
+            found.append((scope, path, server))
+    return found
 
-    if find_spec("mcp") is None:
-        return {"installed": False, "version": None}
-    try:
-        from importlib.metadata import version
 
-        return {"installed": True, "version": f"mcp {version('mcp')}"}
-    except Exception:
-        return {"installed": True, "version": "mcp (version unknown)"}
+def _check_server(agent: str, server: dict, root: Path, timeout: float) -> dict:
+    """Start *server* (a host's entry: command, args, env, cwd) as that host would, in *root*."""
+    command = str(server.get("command", ""))
+    args = [str(a) for a in server.get("args", []) or []]
+    given = server.get("env")
+    env: dict = given if isinstance(given, dict) else {}
+    cwd = root / os.path.expanduser(str(server["cwd"])) if server.get("cwd") else root
+    result = probe(command, args, {str(k): str(v) for k, v in env.items()}, cwd, timeout)
+    return {"agent": agent, "command": describe_server(server), "ok": result.ok, "detail": result.detail,
+            "tools": result.tools, "serverInfo": result.server, "ms": round(result.ms, 1)}

@@ -4,7 +4,9 @@ repository (reused when present; the folder's name carries a hash of the pin).
 
 A client that cannot be installed fails the tests that need it; they never skip.
 Install scripts are not run (`--ignore-scripts`): Claude Code is used through its
-platform binary, the others are plain JavaScript run by Node.
+platform binary; Codex's `codex` launcher finds its native binary in the platform
+package npm installs as an optional dependency (no install script needed); the
+others are plain JavaScript run by Node.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`tldrs install|uninstall|doctor`: merges, idempotence, backups, byte-identical round trips."""
+"""`tldrs install|uninstall|doctor`: merges, idempotence, backups, byte-identical round trips,
+the user's keys and folders kept, trust said, and doctor's exit codes with real processes."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 import symbolpack
 from symbolpack.integrations import install as inst
-from symbolpack.integrations.doctor import doctor
+from symbolpack.integrations.doctor import INACTIVE, doctor
 from symbolpack.integrations.commands import HOOK_NAMES
 from symbolpack.integrations.claude import HOOKS
 from symbolpack.base.workspace import SymbolpackError
@@ -27,7 +28,8 @@ def home(tmp_path, monkeypatch):
     h = tmp_path / "home"
     h.mkdir()
     monkeypatch.setenv("HOME", str(h))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
+    for var in ("CODEX_HOME", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"):
+        monkeypatch.delenv(var, raising=False)
     return h
 
 
@@ -193,7 +195,7 @@ def test_broken_settings_are_left_alone(home, repo):
     path = target("gemini", repo, False)
     path.parent.mkdir()
     path.write_text("{ not json")
-    with pytest.raises(SymbolpackError, match="not valid JSON"):
+    with pytest.raises(SymbolpackError, match=r"settings\.json: not valid JSON with comments \(unexpected 'n' at line 1, column 3\)"):
         run(inst.install, "gemini", repo)
     assert path.read_text() == "{ not json"
     assert not path.with_name(path.name + inst.BACKUP_SUFFIX).exists()
@@ -246,3 +248,228 @@ def test_doctor_reports_a_hook_that_does_not_answer(home, repo):
     out = io.StringIO()
     assert doctor(root=repo, out=out) == 1
     assert "DOES NOT ANSWER" in out.getvalue()
+
+
+# --------------------------------------------------------------------------- Gemini: JSON with comments
+
+GEMINI_LAYOUTS = {
+    "comments": '{\n  // my theme\n  "theme": "Dracula", /* inline */\n  "ui": {"hideBanner": true} // last\n}\n',
+    "odd indent": '{\n     "theme": "x",\n     "ui": {\n\t"a": [1,\n 2]\n     }\n}',
+    "crlf": '{\r\n  // note\r\n  "theme": "x"\r\n}\r\n',
+    "other servers": '{\n  "mcpServers": {\n    "git": {"command": "uvx", "args": ["mcp-server-git"]} // git\n  }\n}\n',
+    "empty servers": '{\n  "mcpServers": {}\n}\n',
+    "empty object": "{}",
+    "one line": '{"theme": "x"}',
+}
+
+
+@pytest.mark.parametrize("name", GEMINI_LAYOUTS)
+def test_gemini_round_trip_keeps_comments_and_layout_byte_for_byte(name, home, repo):
+    path = target("gemini", repo, False)
+    path.parent.mkdir()
+    original = GEMINI_LAYOUTS[name].encode()
+    path.write_bytes(original)
+    run(inst.install, "gemini", repo)
+    text = path.read_bytes().decode()
+    untouched = inst.adapter_for("gemini", path).remove(text, ("mcpServers",) if "servers" not in name else ())
+    assert untouched.text.encode() == original  # the text edit alone undoes the install, backup or not
+    data = inst.adapter_for("gemini", path).parse(text)
+    assert data["mcpServers"]["symbolpack"] == {"command": "tldrs", "args": ["mcp"]}
+    run(inst.uninstall, "gemini", repo)
+    assert path.read_bytes() == original
+
+
+def test_gemini_uninstall_after_the_user_edited_elsewhere_keeps_their_edit_and_comments(home, repo):
+    path = target("gemini", repo, False)
+    path.parent.mkdir()
+    path.write_text(GEMINI_LAYOUTS["comments"])
+    run(inst.install, "gemini", repo)
+    path.write_text(path.read_text().replace('"Dracula"', '"GitHub"'))
+    printed = run(inst.uninstall, "gemini", repo)
+    assert "edited since install" in printed
+    assert path.read_text() == GEMINI_LAYOUTS["comments"].replace('"Dracula"', '"GitHub"')
+
+
+def test_gemini_install_refuses_what_gemini_refuses(home, repo):
+    path = target("gemini", repo, False)
+    path.parent.mkdir()
+    path.write_text('{\n  "theme": "x", // trailing comma next\n}\n')
+    with pytest.raises(SymbolpackError, match=r"line 3, column 1, found a trailing comma\); fix it by hand"):
+        run(inst.install, "gemini", repo)
+
+
+# --------------------------------------------------------------------------- the user's keys and folders
+
+def test_codex_uninstall_keeps_a_key_the_user_added_to_our_table(home, repo):
+    path = target("codex", repo, False)
+    run(inst.install, "codex", repo)
+    path.write_text(path.read_text() + "startup_timeout_sec = 30\n")
+    printed = run(inst.uninstall, "codex", repo)
+    assert "kept [mcp_servers.symbolpack] with the keys you added (startup_timeout_sec)" in printed
+    assert path.read_text() == "[mcp_servers.symbolpack]\nstartup_timeout_sec = 30\n"
+    assert not inst.adapter_for("codex", path).installed(path.read_text())
+    code, _, problems = doctor_run(repo)  # Codex refuses a server table without a command: doctor says so
+    assert code == 1 and problems == [
+        f"codex project: {path}: [mcp_servers.symbolpack] has no command, only startup_timeout_sec: Codex will not "
+        f"start (\"invalid transport\"); delete the table or run: tldrs install codex"]
+    run(inst.install, "codex", repo)  # and a later install fills the table in again
+    assert path.read_text() == '[mcp_servers.symbolpack]\nstartup_timeout_sec = 30\ncommand = "tldrs"\nargs = ["mcp"]\n'
+
+
+def test_gemini_uninstall_keeps_a_key_the_user_added_to_our_entry(home, repo):
+    path = target("gemini", repo, False)
+    run(inst.install, "gemini", repo)
+    path.write_text(path.read_text().replace('"args": ["mcp"]', '"args": ["mcp"],\n      "trust": true'))
+    printed = run(inst.uninstall, "gemini", repo)
+    assert "kept mcpServers.symbolpack with the keys you added (trust)" in printed
+    assert path.read_text() == '{\n  "mcpServers": {\n    "symbolpack": {\n      "trust": true\n    }\n  }\n}\n'
+
+
+@pytest.mark.parametrize("agent, folder", [("codex", ".codex"), ("gemini", ".gemini"), ("claude", ".claude")])
+def test_uninstall_removes_the_folder_only_when_install_created_it(agent, folder, home, repo):
+    run(inst.install, agent, repo)
+    assert (repo / folder).is_dir()
+    printed = run(inst.uninstall, agent, repo)
+    assert not (repo / folder).exists() and f"removed {repo / folder} (symbolpack had created it)" in printed
+
+    (repo / folder).mkdir()  # the user's own folder
+    run(inst.install, agent, repo)
+    run(inst.uninstall, agent, repo)
+    assert (repo / folder).is_dir() and not any((repo / folder).iterdir())
+
+
+def test_uninstall_after_the_file_was_deleted_by_hand_removes_the_empty_folder(home, repo):
+    run(inst.install, "gemini", repo)
+    target("gemini", repo, False).unlink()
+    printed = run(inst.uninstall, "gemini", repo)
+    assert "nothing changed" in printed and not (repo / ".gemini").exists()
+
+
+def test_a_created_folder_that_is_not_empty_stays(home, repo):
+    run(inst.install, "codex", repo)
+    (repo / ".codex" / "notes.md").write_text("mine\n")
+    run(inst.uninstall, "codex", repo)
+    assert (repo / ".codex" / "notes.md").read_text() == "mine\n"
+    assert not (repo / ".codex" / "config.toml").exists()
+
+
+def test_gemini_keeps_an_mcpServers_object_it_did_not_create(home, repo):
+    path = target("gemini", repo, False)
+    path.parent.mkdir()
+    path.write_text('{\n  "mcpServers": {}\n}\n')
+    run(inst.install, "gemini", repo)
+    path.write_text(path.read_text() + "\n")  # an edit: uninstall cannot restore the backup
+    run(inst.uninstall, "gemini", repo)
+    assert path.read_text() == '{\n  "mcpServers": {}\n}\n\n'
+
+
+# --------------------------------------------------------------------------- trust
+
+def trust_codex(home: Path, root: Path) -> None:
+    (home / ".codex").mkdir(exist_ok=True)
+    (home / ".codex" / "config.toml").write_text(f'[projects."{os.path.realpath(root)}"]\ntrust_level = "trusted"\n')
+
+
+def trust_gemini(home: Path, root: Path) -> None:
+    (home / ".gemini").mkdir(exist_ok=True)
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({os.path.realpath(root): "TRUST_FOLDER"}))
+
+
+def test_a_project_install_into_an_untrusted_project_says_how_to_trust_it(home, repo):
+    real = os.path.realpath(repo)
+    printed = run(inst.install, "codex", repo)
+    assert (f"Codex ignores a project's settings in a folder it does not trust, and {repo} is not trusted "
+            f"(project not trusted by Codex)") in printed
+    assert f'add to {home}/.codex/config.toml: [projects."{real}"] trust_level = "trusted"' in printed
+    printed = run(inst.install, "gemini", repo)
+    assert f'add "{real}": "TRUST_FOLDER" to {home}/.gemini/trustedFolders.json' in printed
+    assert "/permissions trust" in printed
+
+
+def test_a_trusted_project_install_says_nothing_about_trust(home, repo):
+    trust_codex(home, repo)
+    trust_gemini(home, repo)
+    assert "does not trust" not in run(inst.install, "codex", repo)
+    assert "does not trust" not in run(inst.install, "gemini", repo)
+
+
+def test_a_global_codex_install_needs_no_trust_but_gemini_does(home, repo):
+    assert "does not trust" not in run(inst.install, "codex", repo, global_=True)
+    assert "Gemini CLI ignores MCP servers in a folder it does not trust" in run(inst.install, "gemini", repo,
+                                                                                 global_=True)
+
+
+# --------------------------------------------------------------------------- doctor, with real processes
+
+def doctor_run(repo: Path) -> tuple[int, str, list[str]]:
+    out = io.StringIO()
+    code = doctor(root=repo, out=out)
+    text = out.getvalue()
+    problems = text.split("problem", 1)[1].splitlines()[1:] if " problem" in text else []
+    return code, text, [p.strip() for p in problems]
+
+
+def test_doctor_exits_0_when_nothing_is_installed(home, repo):
+    code, text, problems = doctor_run(repo)
+    assert code == 0 and problems == [] and text.rstrip().endswith("no problems")
+
+
+def test_doctor_exits_1_naming_a_server_command_that_does_not_exist(home, repo):
+    trust_codex(home, repo)
+    run(inst.install, "codex", repo, tldrs="/nonexistent/bin/tldrs")
+    code, _, problems = doctor_run(repo)
+    assert code == 1
+    assert problems == ["codex project: MCP server `/nonexistent/bin/tldrs mcp`: "
+                        "command not found: /nonexistent/bin/tldrs"]
+
+
+def test_doctor_exits_1_on_settings_it_cannot_parse_with_the_path_first(home, repo):
+    path = target("gemini", repo, False)
+    path.parent.mkdir()
+    path.write_text('{"mcpServers": {},}')
+    code, text, problems = doctor_run(repo)
+    assert code == 1
+    assert problems == [f"gemini project: {path}: not valid JSON with comments (expected a key at line 1, "
+                        f"column 19, found a trailing comma); fix it by hand, then run this again"]
+
+
+def test_doctor_starts_the_installed_server_and_lists_its_tools(home, repo):
+    trust_codex(home, repo)
+    trust_gemini(home, repo)
+    command = f"{sys.executable} -m symbolpack.cli"
+    run(inst.install, "codex", repo, tldrs=command)
+    run(inst.install, "gemini", repo, tldrs=command)
+    out = io.StringIO()
+    assert doctor(as_json=True, root=repo, out=out) == 0, out.getvalue()
+    report = json.loads(out.getvalue())
+    assert report["problems"] == []
+    [server] = report["servers"]  # one command, started once
+    assert server["ok"] and "read_file" in server["tools"]
+    for agent in ("codex", "gemini"):
+        entry = next(t for t in report["targets"] if t["agent"] == agent and t["scope"] == "project")
+        assert entry["status"] == "installed" and entry["trusted"] is True
+
+
+def test_doctor_says_inactive_for_an_untrusted_project(home, repo):
+    run(inst.install, "codex", repo, tldrs=f"{sys.executable} -m symbolpack.cli")
+    code, text, problems = doctor_run(repo)
+    assert code == 1
+    assert f"codex  project  {INACTIVE}" in text
+    assert problems == [f"codex project: {INACTIVE} (project not trusted by Codex: {repo}); to trust it, run "
+                        f"`codex` in {os.path.realpath(repo)} and answer yes when it asks to trust the folder, or add "
+                        f"to {home}/.codex/config.toml: [projects.\"{os.path.realpath(repo)}\"] "
+                        f"trust_level = \"trusted\""]
+
+
+def test_doctor_starts_a_server_added_to_claude_code_with_claude_mcp_add(home, repo):
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"symbolpack": {
+        "type": "stdio", "command": "/nonexistent/tldrs", "args": ["mcp"]}}}))
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(repo): {"mcpServers": {"symbolpack": {
+        "type": "stdio", "command": sys.executable, "args": ["-m", "symbolpack.cli", "mcp"]}}}}}))
+    out = io.StringIO()
+    assert doctor(as_json=True, root=repo, out=out) == 1
+    report = json.loads(out.getvalue())
+    assert report["problems"] == ["claude-mcp project: MCP server `/nonexistent/tldrs mcp`: "
+                                  "command not found: /nonexistent/tldrs"]
+    local = next(t for t in report["targets"] if t["agent"] == "claude-mcp" and t["scope"] == "local")
+    assert local["server"]["ok"] and "read_file" in local["server"]["tools"]
