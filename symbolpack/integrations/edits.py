@@ -335,3 +335,63 @@ def qualnames(symbols) -> list[str]:
         if name and name not in out:
             out.append(name)
     return out
+
+
+# --------------------------------------------------------------------------- an edit as an answer
+
+def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], final_newline: bool, seq: int):
+    """The model's own edit as an answer's effect (`reads/answers.py`), for hosts whose
+    context is the fold of the answers it still holds. *copy*: that fold before the
+    edit; *disk*: the file after it (version *sha*).
+
+    The model's belief after its edit is positional: its lines shifted by its own edit
+    only (it is not told that someone else moved them). So a line the edit left alone
+    `keep`s the model's line where the edit moved it, and the fold carries it only
+    while the answer that gave it is present and its text is still the file's text
+    there (an outside change under it: unknown). A line the edit wrote whole is
+    `show`n where it equals the file there; a line it wrote in part, or that the edit
+    could not be replayed on (an `old_string` the copy does not hold once), is
+    unknown. Lines the model was told are elided stay elided where they moved."""
+    from ..reads.answers import GAP as FORGET, HIDE, KEEP, SHOW, Effect
+
+    extent = copy.extent()
+    texts, marks = copy_marks(copy, load, extent)
+    lines = [texts[n] if marks[n] == KNOWN else _gap_line(n) for n in range(1, extent + 1)]
+    origin: list = [(1, n) if marks[n] == KNOWN else marks[n] for n in range(1, extent + 1)]
+    tail = copy.length is None or copy.length < extent
+    if tail:
+        lines, origin = lines + [_TAIL], origin + [GAP]
+    elif final_newline or not lines:
+        lines, origin = lines + [""], origin + [KNOWN]
+    out = replay("\n".join(lines), origin, edits) if edits else None
+    top = max(extent, len(disk), 1)
+    if out is None:
+        return Effect(answer_id, None, None, ((1, top, FORGET, None),), seq)
+    after, after_origin = out[0].split("\n"), out[1]
+    if tail:
+        if after[-1] != _TAIL:
+            return Effect(answer_id, None, None, ((1, top, FORGET, None),), seq)  # it reached the unseen end
+        after, after_origin = after[:-1], after_origin[:-1]
+    elif out[0] == "" or out[0].endswith("\n"):
+        after, after_origin = after[:-1], after_origin[:-1]
+    per_line: list[tuple] = []
+    for j, (text, mark) in enumerate(zip(after, after_origin), start=1):
+        if mark == KNOWN:  # written whole by the edit
+            per_line.append((SHOW, None) if j <= len(disk) and disk[j - 1] == text else (FORGET, None))
+        elif mark[0] == 1 and text == texts[mark[1]]:  # the model's line, only moved by its edit
+            per_line.append((KEEP, mark[1]))
+        elif mark[0] == 2:
+            per_line.append((HIDE, mark[1] or ""))
+        else:  # written in part, or never held
+            per_line.append((FORGET, None))
+    ops: list[tuple] = []
+    for n, (kind, arg) in enumerate(per_line, start=1):
+        last = ops[-1] if ops else None
+        if last is not None and last[2] == kind and (kind in (SHOW, FORGET) or kind == HIDE and last[3] == arg
+                                                     or kind == KEEP and last[3] + (n - last[0]) == arg):
+            ops[-1] = (last[0], n, kind, last[3])
+        else:
+            ops.append((n, n, kind, arg))
+    if top > len(per_line):
+        ops.append((len(per_line) + 1, top, FORGET, None))
+    return Effect(answer_id, sha, None if tail else len(per_line), ops, seq)

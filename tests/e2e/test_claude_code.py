@@ -364,12 +364,6 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         plain.close()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "bug in the present-set path (integrations/claude.py, reads/answers.py): the model's own Edits are not "
-    "folded into the copy made of the answers its context holds (post_edit carries only the conversation-order "
-    "copy), so after an Edit that adds a line the re-read is a [DIFF] 'changed (139 -> 140 lines) against your "
-    "copy' whose old side is the pre-edit copy: it re-shows the model's own edit and the lines it leaves out "
-    "are vouched for one line off in the model's (post-edit) copy"))
 def test_an_edit_that_adds_a_line_is_part_of_the_copy_the_next_answer_leans_on(claude_bin, tmp_path, monkeypatch):
     monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / "state"))
     lab = Lab(tmp_path / "with", claude_bin, hooks=True)
