@@ -497,3 +497,34 @@ def test_pi_starts_with_a_global_and_a_project_install_and_the_projects_copy_ans
     ident = STEPS[-1][1]
     assert "symbolpack" in lab.details()[ident], stderr  # the project's copy (the global one's tldrs is missing)
     assert (lab.agent / "extensions" / "symbolpack.ts").exists()
+
+
+def test_pi_reads_a_first_read_after_an_own_edit_symbolpack_could_not_keep(pi_bin, tmp_path):
+    """A `tldrs` that refuses to keep edits (exit 1 on `session edit`) and reads as usual:
+    the edit adds a line above lines the model holds, and nothing records it. The read
+    after it must not be answered against the copy before the edit (its "unchanged" lines
+    one off): the unkept edit clears the file's earlier answers, a first read answers."""
+    wrapper = tmp_path / "tldrs-keeps-no-edit"
+    wrapper.write_text("#!/bin/sh\n"
+                       'if [ "$1" = session ] && [ "$2" = edit ]; then echo "tldrs: error: refused" >&2; exit 1; fi\n'
+                       f'exec {sys.executable} -m symbolpack.cli "$@"\n')
+    wrapper.chmod(0o755)
+    lab = Lab(tmp_path / "lab", pi_bin, extension=True, tldrs=str(wrapper))
+    try:
+        ask = lambda *calls: lab.pi.prompt(fake.call_prompt(list(calls)))  # noqa: E731
+        ask(call("first", "read", path="ledger.py"))
+        ask(call("drill", "read", path="ledger.py", symbol="rule5"))
+        edit = call("edit", "edit", path="ledger.py", edits=[{"oldText": "    acc5 += 7 * math.floor(value / 8)\n",
+                                                              "newText": "    acc5 += 70 * math.floor(value / 8)\n"
+                                                                         "    acc5 -= 1\n"}])
+        lab.before[edit["id"]] = (lab.proj / "ledger.py").read_text()
+        ask(edit)
+        lab.note_version()
+        ask(call("after-edit", "read", path="ledger.py"))
+    finally:
+        lab.close()
+    problems, answers = judge(lab)
+    assert problems == [], "\n".join(problems)
+    steps = dict(STEPS[-4:])
+    assert "symbolpack" not in lab.details()[steps["edit"]]  # not kept
+    assert answers[steps["after-edit"]]["mode"] == "skeleton"
