@@ -293,6 +293,16 @@ def play(lab: Lab) -> dict[str, str]:
     ask(call("write", "write", path="notes.py", content=NOTES))
     lab.note_version("notes.py")
     ask(call("after-write", "read", path="notes.py"))
+    # two edits of one file in one message with no read: pi runs them in parallel, and
+    # neither sees the other's result: neither is kept, the next read is a first read
+    text = (lab.proj / "notes.py").read_text()
+    one, two = ("def note3", "def note3_renamed"), ("def note7", "def note7_renamed")
+    first_edit = call("parallel-1", "edit", path="notes.py", edits=[{"oldText": one[0], "newText": one[1]}])
+    second_edit = call("parallel-2", "edit", path="notes.py", edits=[{"oldText": two[0], "newText": two[1]}])
+    lab.before[first_edit["id"]], lab.before[second_edit["id"]] = text, text.replace(*one)
+    ask(first_edit, second_edit)
+    lab.note_version("notes.py")
+    ask(call("after-parallel", "read", path="notes.py"))
     if sym:
         ask(call("bad-symbol", "read", path="ledger.py", symbol="Ledger.balance"))
         ask(call("fresh", "read", path="ledger.py", offset=1, limit=20, fresh=True))
@@ -429,6 +439,7 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
         "own-edit": "delta",          # its copy is its earlier copy with its edit applied: only the line
                                       # it wrote in part is shown again (below)
         "after-write": "unchanged",   # it wrote the file whole
+        "after-parallel": "full",     # the edits were not kept: a first read (nothing to elide)
         "after-refresh": "skeleton",  # the refresh on this branch: earlier answers count for nothing
         "before-command": "unchanged",
         "after-command": "skeleton",  # /symbolpack-refresh: a custom entry on the branch, same effect
@@ -451,6 +462,8 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     assert 'symbol="rule0"' in first and "--symbol" not in first and "tldrs" not in first  # pi's own words
     assert (lab.proj / "ledger.py").read_text() == (plain.proj / "ledger.py").read_text()
 
+    assert not any("symbolpack" in lab.details()[ids[step]] for step in ("parallel-1", "parallel-2"))
+    assert all("symbolpack" in lab.details()[ids[step]] for step in ("edit", "write"))
     assert re.fullmatch(r"symbolpack: \d+ reads, \d+ tokens sent for \d+ \(saved \d+\); [1-9]\d* answers in the "
                         r"context", lab.status), lab.status
 
