@@ -242,6 +242,8 @@ def _fast_read_args(argv: list[str]):
 def cmd_session(args) -> int:
     from ..api import operations
 
+    if args.action == "edit":
+        return _session_edit(args)
     ws = _workspace()
     action = args.action
     if action == "list":
@@ -285,6 +287,62 @@ def cmd_session(args) -> int:
         print(operations.refresh(ws, args.path, session_id, args.offset, args.limit))
         return 0
     raise _user_error(f"unknown session action {action!r}")
+
+
+def _session_edit(args) -> int:
+    """`tldrs session edit PATH --answer-id ID --present IDS (--edits [--together] | --write)`:
+    the model's own edit of PATH, kept as an answer (`integrations/own_edits.py`) for a
+    host that names the answers in its context. What the model did comes on stdin: with
+    --edits a JSON list of {"old", "new", "replace_all"?}, with --write the text it wrote."""
+    def bad(message: str) -> int:
+        print(f"{PROG}: error: session edit: {message}", file=sys.stderr)
+        return EXIT_USAGE
+
+    if not args.path:
+        return bad("needs a PATH")
+    if not args.answer_id:
+        return bad("needs --answer-id ID (the host's id for the edit call)")
+    if args.present is None:
+        return bad("needs --present IDS (the answers in the model's context before the edit; '' for none)")
+    if args.edits == args.write:
+        return bad("give exactly one of --edits (a JSON list on stdin) and --write (the written text on stdin)")
+    if args.together and not args.edits:
+        return bad("--together applies to --edits only")
+    raw = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+    edits = written = None
+    if args.write:
+        written = raw
+    else:
+        import json
+
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            return bad(f"--edits: stdin is not JSON ({exc})")
+        if not isinstance(data, list) or not data:
+            return bad("--edits: stdin must be a non-empty JSON list of {\"old\", \"new\", \"replace_all\"?}")
+        edits = []
+        for n, item in enumerate(data):
+            if not (isinstance(item, dict) and isinstance(item.get("old"), str) and isinstance(item.get("new"), str)
+                    and isinstance(item.get("replace_all", False), bool)
+                    and set(item) <= {"old", "new", "replace_all"}):
+                return bad(f"--edits: item {n} is not {{\"old\": string, \"new\": string, \"replace_all\"?: bool}}")
+            edits.append((item["old"], item["new"], item.get("replace_all", False)))
+    from ..integrations.own_edits import record_own_edit
+
+    path = os.path.abspath(args.path)
+    ws = _workspace(os.path.dirname(os.path.realpath(path)) if os.path.exists(path) else None)
+    try:
+        store = ws.store_or_none()
+        if store is None:
+            raise _user_error("no usable state dir: the edit is not kept")
+        present = [i for i in args.present.split(",") if i.strip()]
+        rel = record_own_edit(store, ws.root_dir, path, args.answer_id, present, ws.settings.sensitive, edits,
+                              written, args.together)
+    finally:
+        ws.close()
+    print(f"{rel}: your edit is kept as answer {args.answer_id}")
+    return 0
 
 
 def _format_status(st: SessionStatus) -> str:
@@ -371,12 +429,23 @@ def build_parser(only: str | None = None):
 
     if wanted("session"):
         p = sub.add_parser("session", help="inspect and manage read sessions")
-        p.add_argument("action", choices=("status", "list", "refresh", "clear", "gc"))
-        p.add_argument("path", nargs="?", default=None, metavar="PATH", help="for refresh")
+        p.add_argument("action", choices=("status", "list", "refresh", "edit", "clear", "gc"))
+        p.add_argument("path", nargs="?", default=None, metavar="PATH", help="for refresh and edit")
         p.add_argument("--offset", type=int, default=None)
         p.add_argument("--limit", type=int, default=None)
         p.add_argument("--session-id", default=None, metavar="S")
         p.add_argument("--json", action="store_true")
+        p.add_argument("--answer-id", default=None, metavar="ID",
+                       help="edit: keep the model's own edit as the answer ID (the host's id for the edit call)")
+        p.add_argument("--present", default=None, metavar="IDS",
+                       help="edit: the answers in the model's context before the edit, oldest first ('' for none)")
+        p.add_argument("--edits", action="store_true",
+                       help='edit: stdin is a JSON list of {"old", "new", "replace_all"?}, applied one after '
+                            "another (Claude Code's Edit)")
+        p.add_argument("--together", action="store_true",
+                       help="edit: with --edits, every old text is matched once against the file before the "
+                            "edit, all applied at once (pi's edit)")
+        p.add_argument("--write", action="store_true", help="edit: stdin is the whole text the model wrote")
         p.set_defaults(func=cmd_session)
 
     for register, names in _EXTENSIONS:

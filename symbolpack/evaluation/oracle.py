@@ -36,7 +36,7 @@ since -- outside a later range -- are kept (a later answer may rightly call them
 unchanged, and is then checked) but are not themselves a failure: no answer
 claimed them current. One `ReadOracle` models one session (one conversation); `ReadOracle.replay`
 models a conversation a host rewound, forked, compacted or cleared: the answers
-still in its context, in order.
+still in its context, in order, and the agent's own edits among them (`OwnEdit`).
 """
 
 from __future__ import annotations
@@ -137,6 +137,20 @@ def _ranges(numbers: Iterable[int]) -> str:
     return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in out)
 
 
+@dataclass(frozen=True)
+class OwnEdit:
+    """The agent's own edit as its context shows it, for `ReadOracle.replay`: lines
+    start..start+old_count-1 became *new_lines* (`edit`); *old_count* None: the agent
+    wrote the whole file, *new_lines* (`learn_all`). *unsure*: lines of the result the
+    agent holds only in part (a piece of an old line it did not hold): unknown after."""
+
+    path: str
+    start: int
+    old_count: int | None
+    new_lines: tuple[str, ...]
+    unsure: tuple[int, ...] = ()
+
+
 class ReadOracle:
     """Replays one session's `read` responses into the agent's copy; see the module docstring."""
 
@@ -144,7 +158,7 @@ class ReadOracle:
         self._copies: dict[str, _Copy] = {}
 
     @classmethod
-    def replay(cls, answers: Iterable[Mapping[str, Any]]) -> ReadOracle:
+    def replay(cls, answers: Iterable[Mapping[str, Any] | OwnEdit]) -> ReadOracle:
         """The copies a model holds after exactly *answers*, in order: what a host's
         context still carries after a rewind, a fork, a compaction or cleared tool
         results. Each answer is read as the model reads it; what it leaned on that is
@@ -154,6 +168,14 @@ class ReadOracle:
         vouches for."""
         oracle = cls()
         for answer in answers:
+            if isinstance(answer, OwnEdit):
+                if answer.old_count is None:
+                    oracle.learn_all(answer.path, answer.new_lines)
+                else:
+                    oracle.edit(answer.path, answer.start, answer.old_count, answer.new_lines)
+                for n in answer.unsure:
+                    oracle.forget_lines(answer.path, n, n)
+                continue
             oracle.apply(answer)
         for copy in oracle._copies.values():
             # what they vouched for was judged when they were given: an answer judged now is

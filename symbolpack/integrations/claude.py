@@ -69,7 +69,7 @@ import sys
 
 from ..base.workspace import repo_root_dir, sha256_hex
 from .edits import (DIFFERS, GAP, KNOWN, aligned_marks, apply_edit, carry_edit, copy_from_cells,  # noqa: F401
-                    copy_marks, edit_effect, edits_of, ends_with_newline, guard_verdict, int_arg, loader,
+                    copy_marks, edits_of, ends_with_newline, guard_verdict, int_arg, loader,
                     qualnames, replay)
 from .edits import hidden_mark as _hidden_mark  # noqa: F401  (the marks are edits.py's; tests use this name)
 
@@ -739,7 +739,7 @@ def post_edit(payload: Any, after: list) -> HookOutput | None:
 def _record_edit(req: HookRequest, store, rel: str, source, disk: list[str] | None) -> None:
     """The model's own edit as an answer of its own, under the Edit's tool_use_id, where
     the transcript proves what the model holds (`_present_answers`): carried through
-    the fold of the answers present when it ran (`edits.edit_effect`), so a later
+    the fold of the answers present when it ran (`own_edits.keep_own_edit`), so a later
     answer computed against a present set that holds this edit counts what it wrote
     and where the rest moved. *source* None: the file cannot be followed (every line
     unknown from this edit on, in the contexts that hold it)."""
@@ -749,25 +749,10 @@ def _record_edit(req: HookRequest, store, rel: str, source, disk: list[str] | No
     present = _present_answers(req, store, rel)
     if present is None:
         return
-    import time
+    from .own_edits import keep_own_edit
 
-    from ..reads.answers import Effect, GAP as FORGET, SHOW, fold, in_fold_order
-
-    seq = time.time_ns()
-    if req.tool == "Write" and source is not None and disk is not None:  # every line is the model's own
-        store.put_object(source.data, source.sha256)
-        store.add_answer(rel, Effect(tool_use_id, source.sha256, len(disk),
-                                     ((1, len(disk), SHOW, None),) if disk else (), seq))
-        return
-    load = loader(store, source.sha256, disk) if source is not None else loader(store)
-    copy = fold(in_fold_order(present, store.answers(rel)), load).copy
-    if source is None or disk is None:
-        store.add_answer(rel, Effect(tool_use_id, None, None, ((1, max(copy.extent(), 1), FORGET, None),), seq))
-        return
-    store.put_object(source.data, source.sha256)
-    edits = edits_of(req.tool, req.tool_input) if not copy.empty else None
-    store.add_answer(rel, edit_effect(tool_use_id, source.sha256, copy, load, edits, disk,
-                                      ends_with_newline(copy, load), seq))
+    keep_own_edit(store, rel, tool_use_id, present, source, disk, edits_of(req.tool, req.tool_input),
+                  whole=req.tool == "Write")
 
 
 def _blind_warning(rel: str, blind) -> str:

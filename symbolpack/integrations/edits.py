@@ -104,10 +104,16 @@ def edits_of(tool: str, tool_input: dict) -> list[tuple[Any, Any, bool]] | None:
     return None
 
 
-def replay(text: str, marks, edits, touched=None):
-    """Apply *edits* with the native Edit tool's semantics to *text*, whose lines
-    (`text.split("\\n")`, a final empty piece included) carry *marks*. Returns
-    (text, marks) after them, or None when the native tool would refuse one.
+def replay(text: str, marks, edits, touched=None, together: bool = False):
+    """Apply *edits* to *text*, whose lines (`text.split("\\n")`, a final empty piece
+    included) carry *marks*. Returns (text, marks) after them, or None when the native
+    tool would refuse one.
+
+    By default the edits apply one after another, with Claude Code's Edit semantics
+    (an `old_string` found once, or every time with `replace_all`; an empty one writes
+    an empty file). *together*: pi's `edit` semantics: every `oldText` is matched
+    against the text before any of them, must occur exactly once, must not be empty
+    and must not overlap another; all are then applied at once.
 
     A line the edit builds wholly from `new_string` is KNOWN; a line that keeps a
     piece of an old line (the text before `old_string` on its first line, after it
@@ -121,6 +127,44 @@ def replay(text: str, marks, edits, touched=None):
     marks = list(marks)
     if len(marks) != len(lines):
         raise ValueError("one mark per line")
+
+    def apply(occurrences) -> None:
+        """Replace each (position, old, new), sorted and disjoint, in *lines* and *marks*."""
+        starts = [0] * len(lines)
+        for i in range(1, len(lines)):
+            starts[i] = starts[i - 1] + len(lines[i - 1]) + 1
+        # right to left: an occurrence never moves the lines left of the next one
+        for p, old, new in reversed(occurrences):
+            end = p + len(old)
+            a = bisect_right(starts, p) - 1
+            b = bisect_right(starts, end) - 1
+            prefix = lines[a][:p - starts[a]]
+            suffix = lines[b][end - starts[b]:]
+            region = (prefix + new + suffix).split("\n")
+            region_marks = [KNOWN] * len(region)
+            if prefix:
+                region_marks[0] = _worse(region_marks[0], marks[a])
+            if suffix:
+                region_marks[-1] = _worse(region_marks[-1], marks[b])
+            if touched is not None:
+                ends_at_line_start = end == starts[b] and b > a  # old_string ended with its newline
+                last = b - 1 if ends_at_line_start else b
+                written = len(region) - (1 if ends_at_line_start else 0)  # the last piece is line b, carried
+                touched(a + 1, last + 1, marks[a:last + 1], a + 1, a + written)
+            lines[a:b + 1] = region
+            marks[a:b + 1] = region_marks
+
+    if together:
+        found = []
+        for old, new, _replace_all in edits:
+            if not isinstance(old, str) or not isinstance(new, str) or old == "" or text.count(old) != 1:
+                return None
+            found.append((text.find(old), old, new))
+        found.sort(key=lambda o: o[0])
+        if any(p + len(old) > q for (p, old, _), (q, _, _) in zip(found, found[1:])):
+            return None  # overlapping edits: pi refuses them
+        apply(found)
+        return "\n".join(lines), marks
     for old, new, replace_all in edits:
         if not isinstance(old, str) or not isinstance(new, str):
             return None
@@ -141,29 +185,7 @@ def replay(text: str, marks, edits, touched=None):
             if not replace_all:
                 break
             at = text.find(old, at + len(old))
-        starts = [0] * len(lines)
-        for i in range(1, len(lines)):
-            starts[i] = starts[i - 1] + len(lines[i - 1]) + 1
-        # right to left: an occurrence never moves the lines left of the next one
-        for p in reversed(positions):
-            end = p + len(old)
-            a = bisect_right(starts, p) - 1
-            b = bisect_right(starts, end) - 1
-            prefix = lines[a][:p - starts[a]]
-            suffix = lines[b][end - starts[b]:]
-            region = (prefix + new + suffix).split("\n")
-            region_marks = [KNOWN] * len(region)
-            if prefix:
-                region_marks[0] = _worse(region_marks[0], marks[a])
-            if suffix:
-                region_marks[-1] = _worse(region_marks[-1], marks[b])
-            if touched is not None:
-                ends_at_line_start = end == starts[b] and b > a  # old_string ended with its newline
-                last = b - 1 if ends_at_line_start else b
-                written = len(region) - (1 if ends_at_line_start else 0)  # the last piece is line b, carried
-                touched(a + 1, last + 1, marks[a:last + 1], a + 1, a + written)
-            lines[a:b + 1] = region
-            marks[a:b + 1] = region_marks
+        apply([(p, old, new) for p in positions])
         text = "\n".join(lines)
     return text, marks
 
@@ -339,7 +361,8 @@ def qualnames(symbols) -> list[str]:
 
 # --------------------------------------------------------------------------- an edit as an answer
 
-def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], final_newline: bool, seq: int):
+def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], final_newline: bool, seq: int,
+                together: bool = False):
     """The model's own edit as an answer's effect (`reads/answers.py`), for hosts whose
     context is the fold of the answers it still holds. *copy*: that fold before the
     edit; *disk*: the file after it (version *sha*).
@@ -351,7 +374,8 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
     there (an outside change under it: unknown). A line the edit wrote whole is
     `show`n where it equals the file there; a line it wrote in part, or that the edit
     could not be replayed on (an `old_string` the copy does not hold once), is
-    unknown. Lines the model was told are elided stay elided where they moved."""
+    unknown. Lines the model was told are elided stay elided where they moved.
+    *together*: the edits are matched all at once (pi's `edit`; see `replay`)."""
     from ..reads.answers import GAP as FORGET, HIDE, KEEP, SHOW, Effect
 
     extent = copy.extent()
@@ -363,7 +387,7 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
         lines, origin = lines + [_TAIL], origin + [GAP]
     elif final_newline or not lines:
         lines, origin = lines + [""], origin + [KNOWN]
-    out = replay("\n".join(lines), origin, edits) if edits else None
+    out = replay("\n".join(lines), origin, edits, together=together) if edits else None
     top = max(extent, len(disk), 1)
     if out is None:
         return Effect(answer_id, None, None, ((1, top, FORGET, None),), seq)

@@ -4,21 +4,27 @@
 `messages` of every request pi sent.
 
 The scenario: first read, re-read, an outside change, a drill-in by symbol, the
-model's own edit, `/tree` back to before the first read, `/tree` forward again, a
+model's own edit (two replacements in one call, one adding a line), `/tree` back to before the first read, `/tree` forward again, a
 compaction, a fork, a switch back to the original session, two reads in one
 assistant message after another outside change, a result another extension rewrote,
 a sensitive file, a file longer than pi's read shows, an unknown symbol, a `fresh`
-read, the refresh tool and command, the status command. The same prompts run once
+read, a file the model wrote whole and read back, the refresh tool and command, the
+status command. The same prompts run once
 more in plain pi (its built-in read) on the same file states: the baseline the token
 counts are compared with.
 
 Every symbolpack answer is judged in the request that first carried it to the model:
 1. its text is byte for byte what the extension recorded (details' sha256 of it);
 2. every answer it leans on (`leans_on`) is a read result earlier in that request;
-3. the project's oracle (`ReadOracle.replay` of the earlier answers of that request,
+3. the project's oracle (`ReadOracle.replay` of the earlier answers of that request
+   and of the model's own `edit`/`write` calls among them, each an `OwnEdit`: its
+   earlier copy with its edit applied where it made it, the lines below moved by it;
    then `apply` and `check` against the file version the answer names) finds
    nothing wrong: no line vouched for that the context does not hold or that the
    file does not have.
+
+`test_pi_reads_a_first_read_after_an_own_edit_symbolpack_could_not_keep` runs a
+`tldrs` that refuses to keep edits: the read after that edit must be a first read.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ import clients
 import fake_openai_chat as fake
 
 from symbolpack.base.tokens import count_tokens
-from symbolpack.evaluation.oracle import ReadOracle
+from symbolpack.evaluation.oracle import OwnEdit, ReadOracle, split_lines
 
 HERE = Path(__file__).resolve().parent
 LEDGER = (HERE / "fixtures" / "pi_ledger.py").read_text()
@@ -141,7 +147,8 @@ class Lab:
         self.proj = root / "proj"
         for d in (self.home, self.agent, self.sessions, self.proj):
             d.mkdir(parents=True)
-        self.versions: dict[str, str] = {}  # sha256 -> text, every version ledger.py had
+        self.versions: dict[str, str] = {}  # sha256 -> text, every version ledger.py (and notes.py) had
+        self.before: dict[str, str] = {}  # an own edit's tool call id -> the file's text before it
         self.status = ""  # what /symbolpack-status said
         self.write("ledger.py", LEDGER)
         self.write(".env", "API_TOKEN=not-for-the-model\n")
@@ -190,8 +197,8 @@ class Lab:
         assert text.count(old) == 1, old
         self.write("ledger.py", text.replace(old, new))
 
-    def note_version(self) -> None:
-        text = (self.proj / "ledger.py").read_text()
+    def note_version(self, rel: str = "ledger.py") -> None:
+        text = (self.proj / rel).read_text()
         self.versions[sha(text)] = text
 
     def state(self) -> dict:
@@ -217,6 +224,7 @@ class Lab:
             self.server.shutdown()
 
 
+NOTES = "".join(f"def note{i}(text: str) -> str:\n    return text.strip() + {str(i)!r}\n\n\n" for i in range(12))
 STEPS: list[tuple[str, str]] = []  # (step name, tool call id), in the order played
 TAMPERED: set[str] = set()  # tool call ids whose result the test extension rewrote
 
@@ -246,9 +254,13 @@ def play(lab: Lab) -> dict[str, str]:
     ask(call("outside", "read", path="ledger.py"))
     if sym:
         ask(call("drill", "read", path="ledger.py", symbol="rule5"))
-    ask(call("edit", "edit", path="ledger.py",
-             edits=[{"oldText": "    acc5 += 7 * math.floor(value / 8)\n",
-                     "newText": "    acc5 += 70 * math.floor(value / 8)\n"}]))
+    edit = call("edit", "edit", path="ledger.py",
+                edits=[{"oldText": "    acc5 += 7 * math.floor(value / 8)\n",  # a line the model holds, +1 line
+                        "newText": "    acc5 += 70 * math.floor(value / 8)\n    acc5 -= 1\n"},
+                       {"oldText": '"""Rule 7 of the ledger',                  # part of a shown docstring, below
+                        "newText": '"""Rule seven of the ledger'}])
+    lab.before[edit["id"]] = (lab.proj / "ledger.py").read_text()
+    ask(edit)
     lab.note_version()
     ask(call("own-edit", "read", path="ledger.py"))
     forward_leaf = lab.entries(first_file)[-1]["id"]
@@ -278,6 +290,19 @@ def play(lab: Lab) -> dict[str, str]:
     ask(call("sensitive", "read", path=".env"))
     ask(call("long", "read", path="journal.txt"))
     ask(call("image", "read", path="dot.png"))
+    ask(call("write", "write", path="notes.py", content=NOTES))
+    lab.note_version("notes.py")
+    ask(call("after-write", "read", path="notes.py"))
+    # two edits of one file in one message with no read: pi runs them in parallel, and
+    # neither sees the other's result: neither is kept, the next read is a first read
+    text = (lab.proj / "notes.py").read_text()
+    one, two = ("def note3", "def note3_renamed"), ("def note7", "def note7_renamed")
+    first_edit = call("parallel-1", "edit", path="notes.py", edits=[{"oldText": one[0], "newText": one[1]}])
+    second_edit = call("parallel-2", "edit", path="notes.py", edits=[{"oldText": two[0], "newText": two[1]}])
+    lab.before[first_edit["id"]], lab.before[second_edit["id"]] = text, text.replace(*one)
+    ask(first_edit, second_edit)
+    lab.note_version("notes.py")
+    ask(call("after-parallel", "read", path="notes.py"))
     if sym:
         ask(call("bad-symbol", "read", path="ledger.py", symbol="Ledger.balance"))
         ask(call("fresh", "read", path="ledger.py", offset=1, limit=20, fresh=True))
@@ -311,6 +336,35 @@ def tool_results(body: dict) -> list[tuple[str, dict, str]]:
     return out
 
 
+def own_edits(lab: Lab, ident: str, call_: dict, earlier: list) -> list[OwnEdit]:
+    """The model's own `edit` or `write` call as the oracle's `OwnEdit`s: pi matches every
+    oldText once in the file before the call (`lab.before`), so its copy after the call
+    is its copy before with each replacement made there, the lowest first (the lines
+    above keep their numbers). A line the call wrote only in part (a piece of an old
+    line) is the model's only if it held that old line."""
+    args = call_["arguments"]
+    if call_["name"] == "write":
+        return [OwnEdit(args["path"], 1, None, tuple(split_lines(args["content"])))]
+    before = lab.before[ident]
+    held = ReadOracle.replay(earlier).reconstruct(args["path"])
+    out = []
+    for idx, old, new in sorted(((before.index(e["oldText"]), e["oldText"], e["newText"]) for e in args["edits"]),
+                                reverse=True):
+        start = before.rfind("\n", 0, idx) + 1
+        end = before.find("\n", idx + len(old))
+        end = len(before) if end < 0 else end
+        old_lines = before[start:end].split("\n")
+        new_lines = (before[start:idx] + new + before[idx + len(old):end]).split("\n")
+        first = before.count("\n", 0, start) + 1
+        unsure = []
+        if idx > start and held.get(first) != old_lines[0]:
+            unsure.append(first)
+        if idx + len(old) < end and held.get(first + len(old_lines) - 1) != old_lines[-1]:
+            unsure.append(first + len(new_lines) - 1)
+        out.append(OwnEdit(args["path"], first, len(old_lines), tuple(new_lines), tuple(unsure)))
+    return out
+
+
 def judge(lab: Lab) -> tuple[list[str], dict[str, dict]]:
     """Rules 1-3 on every symbolpack answer, in the request that first carried it; returns
     the problems and each answer's response (tool call id -> response with its text)."""
@@ -318,9 +372,15 @@ def judge(lab: Lab) -> tuple[list[str], dict[str, dict]]:
     problems: list[str] = []
     judged: dict[str, dict] = {}
     for n, record in enumerate(lab.server.requests()):
-        earlier: list[dict] = []
+        earlier: list[dict | OwnEdit] = []
+        kept: set[str] = set()  # the answer ids of the model's own edits in this request
         for ident, call_, text in tool_results(record["body"]):
             answer = details.get(ident, {}).get("symbolpack")
+            if call_.get("name") in ("edit", "write") and text.startswith("Successfully"):
+                earlier += own_edits(lab, ident, call_, earlier)
+                if answer is not None and sha(text) == answer["textSha256"]:
+                    kept.add(answer["answerId"])
+                continue
             if call_.get("name") != "read" or answer is None:
                 continue
             response = {**answer["response"], "text": text}
@@ -330,7 +390,7 @@ def judge(lab: Lab) -> tuple[list[str], dict[str, dict]]:
                 continue  # the model holds something else: nothing may lean on it
             if ident not in judged:
                 judged[ident] = response
-                held = {a["answer_id"] for a in earlier}
+                held = kept | {a["answer_id"] for a in earlier if isinstance(a, dict)}
                 missing = [i for i in response.get("leans_on", []) if i not in held]
                 if missing:
                     problems.append(f"request {n}: {ident} ({response['mode']}) leans on {missing}, "
@@ -376,12 +436,19 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
         "in-fork": "unchanged",       # the fork's context carries the compacted read's answer
         "switched-back": "unchanged",
         "pair-range": "range",
+        "own-edit": "delta",          # its copy is its earlier copy with its edit applied: only the line
+                                      # it wrote in part is shown again (below)
+        "after-write": "unchanged",   # it wrote the file whole
+        "after-parallel": "full",     # the edits were not kept: a first read (nothing to elide)
         "after-refresh": "skeleton",  # the refresh on this branch: earlier answers count for nothing
         "before-command": "unchanged",
         "after-command": "skeleton",  # /symbolpack-refresh: a custom entry on the branch, same effect
     }
     assert {k: modes.get(k) for k in expected} == expected, modes
-    assert modes["own-edit"] in ("delta", "diff") and "70 * math.floor(value / 8)" in texts[ids["own-edit"]]
+    now = (lab.proj / "ledger.py").read_text().split("\n")
+    seven = next(n for n, line in enumerate(now, 1) if '"""Rule seven of the ledger' in line)
+    own = texts[ids["own-edit"]]
+    assert re.findall(r"^ *(\d+)\t", own, re.M) == [str(seven)] and "your" not in own, own  # nothing moved
     assert modes["pair-whole"] in ("delta", "diff", "unchanged"), modes
     assert "acc8 += value * 110" in texts[ids["pair-range"]]
     assert ids["sensitive"] not in answers and "API_TOKEN" in texts[ids["sensitive"]]  # pi's own read, uncached
@@ -395,6 +462,8 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     assert 'symbol="rule0"' in first and "--symbol" not in first and "tldrs" not in first  # pi's own words
     assert (lab.proj / "ledger.py").read_text() == (plain.proj / "ledger.py").read_text()
 
+    assert not any("symbolpack" in lab.details()[ids[step]] for step in ("parallel-1", "parallel-2"))
+    assert all("symbolpack" in lab.details()[ids[step]] for step in ("edit", "write"))
     assert re.fullmatch(r"symbolpack: \d+ reads, \d+ tokens sent for \d+ \(saved \d+\); [1-9]\d* answers in the "
                         r"context", lab.status), lab.status
 
@@ -441,3 +510,34 @@ def test_pi_starts_with_a_global_and_a_project_install_and_the_projects_copy_ans
     ident = STEPS[-1][1]
     assert "symbolpack" in lab.details()[ident], stderr  # the project's copy (the global one's tldrs is missing)
     assert (lab.agent / "extensions" / "symbolpack.ts").exists()
+
+
+def test_pi_reads_a_first_read_after_an_own_edit_symbolpack_could_not_keep(pi_bin, tmp_path):
+    """A `tldrs` that refuses to keep edits (exit 1 on `session edit`) and reads as usual:
+    the edit adds a line above lines the model holds, and nothing records it. The read
+    after it must not be answered against the copy before the edit (its "unchanged" lines
+    one off): the unkept edit clears the file's earlier answers, a first read answers."""
+    wrapper = tmp_path / "tldrs-keeps-no-edit"
+    wrapper.write_text("#!/bin/sh\n"
+                       'if [ "$1" = session ] && [ "$2" = edit ]; then echo "tldrs: error: refused" >&2; exit 1; fi\n'
+                       f'exec {sys.executable} -m symbolpack.cli "$@"\n')
+    wrapper.chmod(0o755)
+    lab = Lab(tmp_path / "lab", pi_bin, extension=True, tldrs=str(wrapper))
+    try:
+        ask = lambda *calls: lab.pi.prompt(fake.call_prompt(list(calls)))  # noqa: E731
+        ask(call("first", "read", path="ledger.py"))
+        ask(call("drill", "read", path="ledger.py", symbol="rule5"))
+        edit = call("edit", "edit", path="ledger.py", edits=[{"oldText": "    acc5 += 7 * math.floor(value / 8)\n",
+                                                              "newText": "    acc5 += 70 * math.floor(value / 8)\n"
+                                                                         "    acc5 -= 1\n"}])
+        lab.before[edit["id"]] = (lab.proj / "ledger.py").read_text()
+        ask(edit)
+        lab.note_version()
+        ask(call("after-edit", "read", path="ledger.py"))
+    finally:
+        lab.close()
+    problems, answers = judge(lab)
+    assert problems == [], "\n".join(problems)
+    steps = dict(STEPS[-4:])
+    assert "symbolpack" not in lab.details()[steps["edit"]]  # not kept
+    assert answers[steps["after-edit"]]["mode"] == "skeleton"

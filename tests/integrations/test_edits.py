@@ -68,3 +68,38 @@ def test_an_edit_the_copy_cannot_replay_forgets_the_file():
     disk = ["a = 1", "b = 2", "c = 3", "d = 4", "e = 5", "zz"]
     versions, read, edit = read_then_edit(disk, "not in the copy", "zz")
     assert held(versions, [read, edit]) == {}
+
+
+# --------------------------------------------------------------------------- pi's edit: matched all at once
+
+def replayed(edits, together: bool):
+    from symbolpack.integrations.edits import KNOWN, replay
+
+    text = "\n".join(V0) + "\n"
+    out = replay(text, [KNOWN] * len(text.split("\n")), edits, together=together)
+    return None if out is None else out[0]
+
+
+def test_together_every_old_text_is_matched_in_the_text_before_the_edit():
+    """pi's edit: `c = 3` is found once in the file before the call, whatever the first
+    replacement writes; applied in turn (Claude's MultiEdit) the second would be ambiguous."""
+    edits = [("b = 2", "b = 2\nc = 3", False), ("c = 3", "c = 30", False)]
+    assert replayed(edits, together=True) == "a = 1\nb = 2\nc = 3\nc = 30\nd = 4\ne = 5\n"
+    assert replayed(edits, together=False) is None
+
+
+def test_together_refuses_what_pi_refuses():
+    assert replayed([("= ", "=", False)], together=True) is None                       # not unique
+    assert replayed([("", "x", False)], together=True) is None                         # empty oldText
+    assert replayed([("a = 1\nb", "x", False), ("b = 2", "y", False)], together=True) is None  # overlapping
+    assert replayed([("zz", "x", False)], together=True) is None                       # not there
+
+
+def test_an_edit_matched_together_moves_the_lines_below_it():
+    disk = ["a = 1", "b = 20", "x = 0", "c = 3", "d = 40", "e = 5"]
+    versions = {sha(V0): V0, sha(disk): disk}
+    read = shown_effect("read", sha(V0), 1, 5, 5, 1)
+    before = fold([read], versions.get).copy
+    edits = [("d = 4\n", "d = 40\n", False), ("b = 2\n", "b = 20\nx = 0\n", False)]
+    edit = edit_effect("edit", sha(disk), before, versions.get, edits, disk, True, 2, together=True)
+    assert held(versions, [read, edit]) == dict(enumerate(disk, start=1))

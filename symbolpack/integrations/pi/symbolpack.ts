@@ -17,8 +17,13 @@
  * - A refresh (the `symbolpack_refresh` tool, the `/symbolpack-refresh` command) is an
  *   entry on the branch: answers about that file before it count as absent, on this
  *   branch only.
- * - The model's own `edit`/`write` need nothing: the next read is answered against what
- *   the context holds (the version before the edit), as a delta or diff to the file now.
+ * - The model's own `edit`/`write` are answers too: after pi's built-in tool wrote the
+ *   file, `tldrs session edit` keeps the edit under an id stored in that result's
+ *   `details` like a read's, so the next read is answered against the model's copy with
+ *   its edit applied (its lines moved by its own edit only), not the copy before it. An
+ *   edit that could not be kept (tldrs failing, two edits of one file running in
+ *   parallel, a result another extension rewrote) is a barrier: answers about that file
+ *   before it count for nothing, and its next read is a first read.
  * - Sequential execution: reads of one assistant message run one after another, so no
  *   two `tldrs` processes race and each sees its siblings' results.
  * - Fail open: images, PDFs, binaries, sensitive files (symbolpack's passthrough), a
@@ -55,8 +60,11 @@ type Answer = {
 	answerId: string; // symbolpack's id for this answer
 	textSha256: string; // sha256 of the text the model was sent
 	file: string; // the file's real path
-	response: Record<string, unknown>; // the protocol response, without its text
+	response?: Record<string, unknown>; // a read's protocol response, without its text
+	edit?: "edit" | "write"; // the model's own edit of the file, kept by `tldrs session edit`
 };
+
+const EDIT_TOOLS = new Set(["edit", "write"]); // pi's built-in tools that change a file
 
 const readSchema = Type.Object({
 	path: Type.String({ description: "Path to the file to read (relative or absolute)" }),
@@ -101,8 +109,15 @@ function answerOf(message: any): Answer | null {
 	return answer as Answer;
 }
 
-/** The ids of the answers about *file* that the next request will carry, oldest first. */
-export function presentAnswers(sessionManager: any, file: string): string[] {
+/** The file an own edit (a built-in `edit`/`write` call's arguments) changed. */
+function editedFile(cwd: string, args: any): string | null {
+	return typeof args?.path === "string" ? realFile(resolvePath(cwd, args.path)) : null;
+}
+
+/** The ids of the answers about *file* that the next request will carry, oldest first:
+ * symbolpack's reads, and the model's own edits it kept. An edit of the file it did not
+ * keep clears the list: the model's copy then holds something no answer describes. */
+export function presentAnswers(sessionManager: any, file: string, cwd: string): string[] {
 	const entries = sessionManager.getEntries();
 	const leaf = sessionManager.getLeafId();
 	const { messages } = buildSessionContext(entries, leaf);
@@ -119,12 +134,23 @@ export function presentAnswers(sessionManager: any, file: string): string[] {
 		}
 	});
 	const out: string[] = [];
+	const calls = new Map<string, any>(); // tool call id -> its arguments
 	for (const message of messages as any[]) {
-		if (message.role !== "toolResult" || message.toolName !== "read" || message.isError) continue;
+		if (message.role === "assistant" && Array.isArray(message.content)) {
+			for (const part of message.content) if (part?.type === "toolCall") calls.set(part.id, part.arguments);
+		}
+		if (message.role !== "toolResult" || message.isError) continue;
 		const answer = answerOf(message);
-		if (!answer || answer.file !== file) continue;
 		const text = textOf(message);
-		if (text === null || sha256(text) !== answer.textSha256) continue; // changed since: not our answer
+		const intact = answer !== null && text !== null && sha256(text) === answer.textSha256;
+		if (EDIT_TOOLS.has(message.toolName)) {
+			if ((answer?.file ?? editedFile(cwd, calls.get(message.toolCallId))) !== file) continue;
+			if (!intact || !answer?.edit) out.length = 0; // an edit not kept: nothing before it holds
+			else if ((place.get(answer.answerId) ?? -1) >= barrier) out.push(answer.answerId);
+			continue;
+		}
+		if (message.toolName !== "read" || !answer || answer.file !== file) continue;
+		if (!intact) continue; // changed since: not our answer
 		if ((place.get(answer.answerId) ?? -1) < barrier) continue;
 		out.push(answer.answerId);
 	}
@@ -133,9 +159,9 @@ export function presentAnswers(sessionManager: any, file: string): string[] {
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
-function runTldrs(args: string[], cwd: string, signal?: AbortSignal): Promise<Run> {
+function runTldrs(args: string[], cwd: string, signal?: AbortSignal, input?: string): Promise<Run> {
 	return new Promise((done) => {
-		execFile(
+		const child = execFile(
 			TLDRS[0],
 			[...TLDRS.slice(1), ...args],
 			{ cwd, timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, signal, encoding: "utf8" },
@@ -144,6 +170,8 @@ function runTldrs(args: string[], cwd: string, signal?: AbortSignal): Promise<Ru
 				done({ code, stdout: String(stdout ?? ""), stderr: String(stderr ?? "") });
 			},
 		);
+		child.stdin?.on("error", () => {}); // a child that never reads (not found, failing): its exit says so
+		child.stdin?.end(input ?? "");
 	});
 }
 
@@ -208,7 +236,7 @@ export default function symbolpack(pi: any) {
 			const file = realFile(absolute);
 			const answerId = newAnswerId(toolCallId);
 			const args = ["read", absolute, "--format", "json", "--session-id", sessionIdOf(ctx), "--answer-id", answerId];
-			args.push("--present", presentAnswers(ctx.sessionManager, file).join(","), ...FRONT_ARGS);
+			args.push("--present", presentAnswers(ctx.sessionManager, file, ctx.cwd).join(","), ...FRONT_ARGS);
 			if (params.symbol) args.push("--symbol", String(params.symbol));
 			else {
 				if (params.offset !== undefined) args.push("--offset", String(Math.trunc(params.offset)));
@@ -236,6 +264,67 @@ export default function symbolpack(pi: any) {
 			const answer: Answer = { answerId: String(response.answer_id ?? answerId), textSha256: sha256(text), file, response: rest };
 			return { content: [{ type: "text", text }], details: { [DETAILS_KEY]: answer } };
 		},
+	});
+
+	// The model's own edits. pi awaits its event queue before `tool_call` handlers, so with
+	// one registered a call's earlier siblings (in a sequential batch) are in the session
+	// when it runs; `mutations` names the edit calls of each file not yet settled there, so
+	// two edits of one file running in parallel (neither sees the other) are never kept.
+	const mutations = new Map<string, string>(); // tool call id -> the file it edits
+	const settled = (sessionManager: any, id: string) =>
+		sessionManager.getEntries().some((e: any) => e.type === "message" && e.message?.toolCallId === id);
+
+	pi.on("tool_call", (event: any, ctx: any) => {
+		if (!EDIT_TOOLS.has(event.toolName)) return undefined;
+		const file = editedFile(ctx.cwd, event.input);
+		if (file) mutations.set(event.toolCallId, file);
+		return undefined;
+	});
+	pi.on("agent_end", () => {
+		mutations.clear(); // every call of the run is settled (or never ran)
+	});
+
+	pi.on("tool_result", async (event: any, ctx: any) => {
+		if (!EDIT_TOOLS.has(event.toolName) || event.isError) return undefined;
+		try {
+			const file = editedFile(ctx.cwd, event.input);
+			const text = textOf(event);
+			if (!file || text === null) return undefined;
+			for (const [id, other] of mutations) {
+				if (id === event.toolCallId || settled(ctx.sessionManager, id)) {
+					if (id !== event.toolCallId) mutations.delete(id);
+				} else if (other === file) {
+					return undefined; // another edit of this file in flight: neither is kept
+				}
+			}
+			const absolute = resolvePath(ctx.cwd, String(event.input.path));
+			const answerId = newAnswerId(event.toolCallId);
+			const args = ["session", "edit", absolute, "--answer-id", answerId, "--present",
+				presentAnswers(ctx.sessionManager, file, ctx.cwd).join(",")];
+			let input: string;
+			if (event.toolName === "write") {
+				if (typeof event.input.content !== "string") return undefined;
+				args.push("--write");
+				input = event.input.content;
+			} else {
+				// pi matches LF-normalized texts and writes the file's own line ending back
+				const crlf = /^[^\n]*\r\n/.test(readFileSync(absolute, "utf8"));
+				const ending = (t: string) => {
+					const lf = String(t).replace(/\r\n/g, "\n").replace(/\r/g, "\n");
+					return crlf ? lf.replace(/\n/g, "\r\n") : lf;
+				};
+				const edits = Array.isArray(event.input.edits) ? event.input.edits : [];
+				if (!edits.length) return undefined;
+				args.push("--edits", "--together");
+				input = JSON.stringify(edits.map((e: any) => ({ old: ending(e.oldText), new: ending(e.newText) })));
+			}
+			const run = await runTldrs(args, ctx.cwd, undefined, input);
+			if (run.code !== 0) return undefined; // not kept: a barrier for the file's next read
+			const answer: Answer = { answerId, textSha256: sha256(text), file, edit: event.toolName };
+			return { details: { ...(event.details ?? {}), [DETAILS_KEY]: answer } };
+		} catch {
+			return undefined; // never fail the edit itself: an edit not kept is a barrier
+		}
 	});
 
 	const refreshNote = (path: string) =>
