@@ -369,14 +369,16 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
 
     The model's belief after its edit is positional: its lines shifted by its own edit
     only (it is not told that someone else moved them). So a line the edit left alone
-    `keep`s the model's line where the edit moved it, and the fold carries it only
-    while the answer that gave it is present and its text is still the file's text
-    there (an outside change under it: unknown). A line the edit wrote whole is
+    is a `move` of the model's line to where the edit put it: the fold carries it
+    while the answer that gave it is present -- as the model holds it where the edit
+    did not move it (an outside change there is the next answer's business), and
+    where it moved, only if it is the file's text at its new place (a copy's line
+    names its version's line at the same number; otherwise unknown). A line the edit wrote whole is
     `show`n where it equals the file there; a line it wrote in part, or that the edit
     could not be replayed on (an `old_string` the copy does not hold once), is
     unknown. Lines the model was told are elided stay elided where they moved.
     *together*: the edits are matched all at once (pi's `edit`; see `replay`)."""
-    from ..reads.answers import GAP as FORGET, HIDE, KEEP, SHOW, Effect
+    from ..reads.answers import GAP as FORGET, HIDE, MOVE, SHOW, Effect
 
     extent = copy.extent()
     texts, marks = copy_marks(copy, load, extent)
@@ -403,7 +405,7 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
         if mark == KNOWN:  # written whole by the edit
             per_line.append((SHOW, None) if j <= len(disk) and disk[j - 1] == text else (FORGET, None))
         elif mark[0] == 1 and text == texts[mark[1]]:  # the model's line, only moved by its edit
-            per_line.append((KEEP, mark[1]))
+            per_line.append((MOVE, mark[1]))
         elif mark[0] == 2:
             per_line.append((HIDE, mark[1] or ""))
         else:  # written in part, or never held
@@ -412,7 +414,7 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
     for n, (kind, arg) in enumerate(per_line, start=1):
         last = ops[-1] if ops else None
         if last is not None and last[2] == kind and (kind in (SHOW, FORGET) or kind == HIDE and last[3] == arg
-                                                     or kind == KEEP and last[3] + (n - last[0]) == arg):
+                                                     or kind == MOVE and last[3] + (n - last[0]) == arg):
             ops[-1] = (last[0], n, kind, last[3])
         else:
             ops.append((n, n, kind, arg))

@@ -13,7 +13,9 @@ what came before it:
 * `keep`  the answer says the line is what the model held at line `from` (an
           `[UNCHANGED]` marker or stub, an `unchanged` segment, the lines a
           unified diff leaves out, shifted by its hunks);
-* `gap`   the line is no longer known (a refresh).
+* `gap`   the line is no longer known (a refresh);
+* `move`  the line is what the model held at line `from`, whatever that was (the
+          model's own edit moved it: a belief, not a claim about the file).
 
 `fold(effects, load)` replays an ordered set of effects from nothing. A `keep`
 carries the earlier belief only where the model held a line there and its text
@@ -38,7 +40,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Mapping, Sequence
 
-SHOW, HIDE, KEEP, GAP = "show", "hide", "keep", "gap"
+SHOW, HIDE, KEEP, GAP, MOVE = "show", "hide", "keep", "gap", "move"
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$")
 
 
@@ -98,9 +100,9 @@ class Effect:
         checked = []
         for op in ops:
             if not (isinstance(op, list) and len(op) == 4 and type(op[0]) is int and type(op[1]) is int
-                    and last < op[0] <= op[1] and op[2] in (SHOW, HIDE, KEEP, GAP)):
+                    and last < op[0] <= op[1] and op[2] in (SHOW, HIDE, KEEP, GAP, MOVE)):
                 raise ValueError("bad effect op")
-            if op[2] == KEEP and not (type(op[3]) is int and op[3] >= 1):
+            if op[2] in (KEEP, MOVE) and not (type(op[3]) is int and op[3] >= 1):
                 raise ValueError("bad keep op")
             if op[2] == HIDE and not isinstance(op[3], str):
                 raise ValueError("bad hide op")
@@ -269,7 +271,10 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
                     new_cells[n], new_source[n] = (effect.sha, arg), effect.id
                 elif kind == GAP:
                     new_cells[n], new_source[n] = None, None
-                else:
+                elif kind == MOVE and arg + (n - a) == n:  # the model's line, where it was: as it held it
+                    new_cells[n], new_source[n] = (cells[n] if n < len(cells) else None), (
+                        source[n] if n < len(source) else None)
+                else:  # keep, or a move to another line: a cell names its version's line n, so the text must agree
                     m = arg + (n - a)
                     held = cells[m] if m < len(cells) else None
                     if (held is not None and effect.sha is not None
