@@ -50,14 +50,19 @@ def keep_own_edit(store: Store, rel: str, answer_id: str, present: Sequence[str]
         store.add_answer(rel, effect)
         return effect
     load = loader(store, source.sha256, disk) if source is not None else loader(store)
-    copy = fold(in_fold_order(present, store.answers(rel)), load).copy
+    chosen = in_fold_order(present, store.answers(rel))
+    copy = fold(chosen, load).copy
+    # what it is made on: a fold without one of these is another copy, and the effect
+    # then forgets the whole file (`answers.fold`)
+    base = tuple(e.id for e in chosen if not e.always)
     if source is None or disk is None:
-        effect = Effect(answer_id, None, None, ((1, max(copy.extent(), 1), FORGET, None),), seq)
+        effect = Effect(answer_id, None, None, ((1, max(copy.extent(), 1), FORGET, None),), seq, base=base)
         store.add_answer(rel, effect)
         return effect
     store.put_object(source.data, source.sha256)
     effect = edit_effect(answer_id, source.sha256, copy, load, edits if not copy.empty else None, disk,
                          ends_with_newline(copy, load), seq, together=together)
+    effect.base = base
     store.add_answer(rel, effect)
     return effect
 

@@ -28,6 +28,12 @@ answer `leans_on`.
 
 Refreshes (`always=True`) forget lines whatever is in the context; they apply at
 their place in time (`seq`) among the answers folded.
+
+The model's own edit (`base` set) is a change to the copy it held when it edited:
+its `move`s and length are that copy's, shifted by the edit. It counts only where
+that copy is what the fold has built when it comes: where an answer of its `base`
+is absent from the fold, the model's belief is its edit applied to something else,
+which the effect does not describe, and the whole file is unknown from there on.
 """
 
 from __future__ import annotations
@@ -53,10 +59,10 @@ class Effect:
     `digest`: what the host stores as this answer's content, where it can be checked
     (a host proves an answer present only if its record still says that)."""
 
-    __slots__ = ("id", "sha", "length", "ops", "seq", "always", "digest")
+    __slots__ = ("id", "sha", "length", "ops", "seq", "always", "digest", "base")
 
     def __init__(self, id: str, sha: str | None, length: int | None, ops: Sequence[tuple], seq: int = 0,
-                 always: bool = False, digest: str | None = None) -> None:
+                 always: bool = False, digest: str | None = None, base: Sequence[str] | None = None) -> None:
         self.id = id
         self.sha = sha
         self.length = length
@@ -64,6 +70,7 @@ class Effect:
         self.seq = seq
         self.always = always
         self.digest = digest
+        self.base = None if base is None else tuple(base)  # an own edit: the answers it was made on
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Effect) and self.to_json() == other.to_json()
@@ -82,6 +89,8 @@ class Effect:
             out["always"] = True
         if self.digest is not None:
             out["digest"] = self.digest
+        if self.base is not None:
+            out["base"] = list(self.base)
         return out
 
     @classmethod
@@ -111,8 +120,11 @@ class Effect:
             last = op[1]
             checked.append(tuple(op))
         digest = raw.get("digest")
+        base = raw.get("base")
+        if base is not None and not (isinstance(base, list) and all(isinstance(b, str) for b in base)):
+            raise ValueError("bad effect base")
         return cls(ident, sha, length, checked, seq, raw.get("always") is True,
-                   digest if isinstance(digest, str) else None)
+                   digest if isinstance(digest, str) else None, base)
 
 
 class Folded:
@@ -256,10 +268,16 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
         version = texts[sha]
         return version[n - 1] if version is not None and 1 <= n <= len(version) else None
 
+    folded: set[str] = set()
     for effect in effects:
         if effect.always and effect.length == 0:  # the whole file forgotten
             cells, source, length = [None], [None], None
             continue
+        if effect.base is not None and not folded.issuperset(effect.base):
+            cells, source, length = [None], [None], None  # an own edit made on another copy than this one
+            folded.add(effect.id)
+            continue
+        folded.add(effect.id)
         top = max(len(cells) - 1, effect.ops[-1][1] if effect.ops else 0)
         new_cells = cells + [None] * (top + 1 - len(cells))
         new_source = source + [None] * (top + 1 - len(source))

@@ -27,6 +27,7 @@ def read_then_edit(disk: list[str], old: str, new: str, start: int = 1, end: int
     read = shown_effect("read", sha(V0), start, end, 5 if (start, end) == (1, 5) else None, 1)
     before = fold([read], versions.get).copy
     edit = edit_effect("edit", sha(disk), before, versions.get, [(old, new, False)], disk, True, 2)
+    edit.base = (read.id,)  # as `own_edits.keep_own_edit` keeps it: made on the read's copy
     return versions, read, edit
 
 
@@ -37,9 +38,13 @@ def test_lines_an_edit_moves_are_the_models_lines_at_their_new_places():
     assert fold([read, edit], versions.get).copy.length == 6
 
 
-def test_without_the_read_only_what_the_edit_wrote_whole_is_held():
+def test_without_the_read_it_was_made_on_the_edit_gives_nothing():
+    """The edit's lines are numbered as in the copy it was made on: without that copy
+    the model knows what it wrote, not at which lines."""
     disk = ["a = 1", "b = 2", "x = 0", "c = 3", "d = 4", "e = 5"]
     versions, _read, edit = read_then_edit(disk, "b = 2\n", "b = 2\nx = 0\n")
+    assert held(versions, [edit]) == {}
+    edit.base = None  # the effect alone, as if its copy were there: what it wrote whole
     assert held(versions, [edit]) == {2: "b = 2", 3: "x = 0"}
 
 

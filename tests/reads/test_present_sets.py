@@ -49,7 +49,10 @@ host = st.one_of(
     st.tuples(st.just("drop"), st.just(0.99), st.just(1)),  # the one before the newest cleared
     st.tuples(st.just("fork"), st.just(0.0), st.just(0)),  # new session id, same context
 )
-steps = st.lists(st.one_of(edit, read, read, host, host), min_size=3, max_size=30)
+# the model's own edit (Claude's Edit, pi's edit): a line it holds, replaced by 0-2 lines,
+# kept as an answer of its own (`own_edits.keep_own_edit`)
+own = st.tuples(st.just("own"), st.floats(0, 1), st.integers(0, 2))
+steps = st.lists(st.one_of(edit, read, read, host, host, own), min_size=3, max_size=30)
 
 
 def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
@@ -64,7 +67,7 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
             ws = Workspace(root)
             policy = ReadPolicy(elide_min_lines=min_lines, small_file_tokens=50)
             history = [lines]
-            context: list[dict] = []  # the answers in the model's context, in order
+            context: list[tuple] = []  # (answer id, response or OwnEdit): the model's context, in order
             session, calls = "conv-0", 0
             for op, where, arg in steps_:
                 if op in ("replace", "insert", "delete", "add_function", "truncate", "revert"):
@@ -89,6 +92,12 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
                 if op == "fork":
                     session = f"conv-{calls}"
                     continue
+                if op == "own":
+                    calls += 1
+                    own_edit(ws, path, context, where, arg, f"toolu_{calls}")
+                    lines = path.read_text().split("\n")[:-1]
+                    history.append(lines)
+                    continue
                 if op == "refresh":
                     refresh(ws, path, session)
                     continue
@@ -107,7 +116,7 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
                 elif op == "forced":
                     request = {"force_full": True}
                 calls += 1
-                present = [a["answer_id"] for a in context]
+                present = [ident for ident, _ in context]
                 present.insert(int(where * len(present)), f"toolu_other_{calls}")  # not ours: ignored
                 try:
                     response = read_file(ws, path, session, policy=policy, answer_id=f"toolu_{calls}",
@@ -120,22 +129,49 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
                 if op == "lost":
                     continue
                 judge(context, response, path, request, lines)
-                context.append(response)
+                context.append((response["answer_id"], response))
                 engine_claims_only_what_the_model_holds(ws, response["path"], context)
             ws.close()
         finally:
             os.environ.pop("SYMBOLPACK_DIR", None)
 
 
-def engine_claims_only_what_the_model_holds(ws: Workspace, rel: str, context: list[dict]) -> None:
+def own_edit(ws: Workspace, path: Path, context: list[tuple], where: float, count: int, answer_id: str) -> None:
+    """The model edits a line it holds (its text unique in what it holds and on disk,
+    as Claude's Edit requires of the file): that line becomes *count* lines, on disk
+    wherever the text is, in the model's copy where it believes it is."""
+    from symbolpack.engine.sources import load_source, split_text_lines
+    from symbolpack.evaluation.oracle import OwnEdit
+    from symbolpack.integrations.own_edits import keep_own_edit
+
+    rel = path.name
+    held = ReadOracle.replay([item for _, item in context]).reconstruct(rel)
+    belief = "\n".join(held.values())
+    candidates = [n for n, text in held.items() if text.strip() and list(held.values()).count(text) == 1
+                  and belief.count(text + "\n") + belief.endswith(text) <= 1]
+    disk = path.read_text()
+    candidates = [n for n in candidates if disk.count(held[n] + "\n") == 1 and disk.count(held[n]) == 1]
+    if not candidates:
+        return
+    n = candidates[int(where * (len(candidates) - 1))]
+    new_lines = [f"    own_{answer_id}_{k} = {k}" for k in range(count)]
+    old, new = held[n] + "\n", "".join(line + "\n" for line in new_lines)
+    path.write_text(disk.replace(old, new, 1))
+    source = load_source(str(path), str(ws.root), ())
+    keep_own_edit(ws.store, rel, answer_id, [ident for ident, _ in context], source,
+                  split_text_lines(source.text), edits=[(old, new, False)])
+    context.append((answer_id, OwnEdit(rel, n, 1, tuple(new_lines))))
+
+
+def engine_claims_only_what_the_model_holds(ws: Workspace, rel: str, context: list[tuple]) -> None:
     """The copy the engine folds from the present answers claims a line only where
     the model, as the oracle rebuilds it from the same answers, holds that text."""
     def load(sha: str):
         data = ws.store.get_object(sha)
         return None if data is None else data.decode().split("\n")
 
-    folded = fold(in_fold_order([a["answer_id"] for a in context], ws.store.answers(rel)), load)
-    held = ReadOracle.replay(context).reconstruct(rel)
+    folded = fold(in_fold_order([ident for ident, _ in context], ws.store.answers(rel)), load)
+    held = ReadOracle.replay([item for _, item in context]).reconstruct(rel)
     for start, end, sha, hidden in folded.copy.runs:
         if hidden is None:
             version = load(sha)
@@ -143,15 +179,15 @@ def engine_claims_only_what_the_model_holds(ws: Workspace, rel: str, context: li
                 assert held.get(n) == version[n - 1], (n, held.get(n), version[n - 1])
 
 
-def judge(context: list[dict], response: dict, path: Path, request: dict, lines: list[str]) -> None:
-    oracle = ReadOracle.replay(context)
+def judge(context: list[tuple], response: dict, path: Path, request: dict, lines: list[str]) -> None:
+    oracle = ReadOracle.replay([item for _, item in context])
     problems = oracle.apply(response)
     assert not problems, (problems, response["mode"], response["text"][:1500])
     wrong = oracle.check(response["path"], path.read_text())
     assert not wrong, (wrong, response["mode"], response["text"][:1500])
     assert response["tokens"] <= response["full_tokens"], response["mode"]
     assert response["v"] == 2 and response["answer_id"]
-    assert set(response["leans_on"]) <= {a["answer_id"] for a in context}, "leans on an answer not in the context"
+    assert set(response["leans_on"]) <= {ident for ident, _ in context}, "leans on an answer not in the context"
     if "offset" in request:
         first, last = request["offset"], min(request["offset"] + request["limit"] - 1, len(lines))
         held = oracle.reconstruct(response["path"])
@@ -175,6 +211,10 @@ MARKER_WITHOUT_ITS_BASE = [("forced", 0.0, 0), ("replace", 0.05, "zz"), ("full",
 # a range answer after a marker whose base was cleared: judged on what it vouches for
 @example([("full", 0.0, 0), ("replace", 0.0, ""), ("full", 0.0, 0), ("full", 0.0, 0), ("drop", 0.5, 0),
           ("symbol", 0.0, 0)], 0, 3)
+# the model's own edit made on a copy one of whose answers is then cleared: the edit's
+# moves and length were that copy's (found by this property: [UNCHANGED] at the old length)
+@example([("full", 0.0, 0), ("truncate", 0.5, 0), ("full", 0.0, 0), ("own", 0.0, 0), ("drop", 0.99, 1),
+          ("full", 0.0, 0)], 0, 3)
 def test_answers_lean_only_on_what_the_present_answers_gave_the_model(steps_, seed, min_lines):
     run(steps_, ".py", seed, min_lines)
 
@@ -255,4 +295,4 @@ def test_a_marker_vouches_only_for_the_text_it_was_given_against(py_repo):
     r3 = read_file(ws, path, "s", answer_id="r3", present=["r1", "r2"]).response
     after = read_file(ws, path, "s", answer_id="r4", present=["r1", "r3"]).response
     assert after["mode"] != "unchanged" and "x2 = a + 300" in after["text"], after["text"][:300]
-    judge([r1, r3], after, path, {}, path.read_text().split("\n"))
+    judge([(r["answer_id"], r) for r in (r1, r3)], after, path, {}, path.read_text().split("\n"))
