@@ -111,5 +111,5 @@ def _close_typo(query: str, symbol: SymbolSlice) -> bool:
 def no_match_message(query: str, ranked: Sequence[Match], where: str) -> str:
     if not ranked:
         return f"no symbol matches {query!r} in {where}"
-    names = ", ".join(m.symbol.qualname for m in ranked[:5])
+    names = ", ".join(list(dict.fromkeys(m.symbol.qualname for m in ranked))[:5])  # a name defined twice: once
     return f"no symbol named {query!r} in {where}; did you mean: {names}?"

@@ -47,3 +47,15 @@ def test_elision_hints_are_one_shell_word_each():
         assert shell_word(name) == shlex.quote(name)
         marker = elided_marker(["x"] * 9, Segment("elided", 2, 8, symbol=f"a.rs:rust:{name}"))
         assert shlex.split(marker.split(" elided: ", 1)[1]) == ["--symbol", name]
+
+
+def test_a_miss_names_each_suggestion_once():
+    """Two files defining the same name: the suggestion lists it once, so the five
+    names it shows are five different ones."""
+    from symbolpack.engine.lookup import no_match_message, rank
+
+    first = python_symbols(["def bench():", "    return 1", "", "def benches():", "    return 2"])
+    second = python_symbols(["def bench():", "    return 3"])
+    message = no_match_message("bnch", rank("bnch", first + second, limit=10), "the repository")
+    names = message.split("did you mean: ", 1)[1].rstrip("?").split(", ")
+    assert names.count("bench") == 1 and "benches" in names, message
