@@ -34,6 +34,7 @@ class Hints:
     """The CLI's words: flags of `tldrs read`, shell commands."""
 
     name = "cli"
+    has_symbol = True  # a marker can name a symbol to read (else it names lines only)
 
     def option(self, name: str) -> str:
         """A request parameter as the agent writes it (`--offset`; `offset` for tools)."""
@@ -73,7 +74,6 @@ class ToolHints(Hints):
 
     tool = "read"
     separator = " "
-    has_symbol = True
 
     def option(self, name: str) -> str:
         return name

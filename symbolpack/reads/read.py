@@ -325,6 +325,8 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
         return plain
     if held is not None:  # lines a range or a context pack already gave: say so instead of hiding them
         segments = _fold_held(segments, held)
+    if not request.hints.has_symbol:  # its markers name lines: the blank lines after a body go with it
+        segments = _blank_tails_elided(segments, current.lines)
     hidden = [s for s in segments if s.kind == "elided"]
     if not hidden:
         return plain
@@ -339,6 +341,30 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
         return plain
     return ReadOutcome(response, _copy_after(copy, current, segments), None)
+
+
+def _blank_tails_elided(segments: list, lines: Sequence[str]) -> list:
+    """The blank lines that follow an elided run, hidden with it, where a marker names
+    lines (`... A-B elided`, shown by one read of A-B) rather than a symbol: numbered
+    blank lines cost tokens and say nothing. A shown run keeps at least one line
+    unless it ends the file."""
+    from .views import Segment
+
+    out: list = []
+    for i, seg in enumerate(segments):
+        prev = out[-1] if out else None
+        if seg.kind == "shown" and prev is not None and prev.kind == "elided":
+            last = seg.end if i == len(segments) - 1 else seg.end - 1
+            end = seg.start - 1
+            while end < last and not lines[end].strip():
+                end += 1
+            if end >= seg.start:
+                out[-1] = prev._replace(end=end)
+                if end == seg.end:
+                    continue
+                seg = Segment("shown", end + 1, seg.end)
+        out.append(seg)
+    return out
 
 
 _TEST_PATH = ("test/", "tests/", "test_", "_test.", ".test.", ".spec.", "spec/", "__tests__/")

@@ -34,7 +34,7 @@ def skeleton(root, front: str, session: str) -> dict:
     ("mcp", '... 5-21 elided: symbol="f0"', 'read_file with path="src/app.py" and those ARGS shows them.'),
     ("pi", '... 5-21 elided: symbol="f0"', 'read with path="src/app.py" and those ARGS shows them.'),
     ("chibi", '... 5-21 elided: symbol="f0"', 'symbolpack_read with path="src/app.py" and those ARGS shows them.'),
-    ("claude", "... 5-21 elided", "\"... A-B elided\" hides lines A-B: Read offset=A limit=B-A+1 shows them."),
+    ("claude", "... 5-22 elided", "\"... A-B elided\" hides lines A-B: Read offset=A limit=B-A+1 shows them."),
 ])
 def test_a_skeleton_names_the_front_ends_own_parameters(app_repo, front, marker, header):
     response = skeleton(app_repo, front, f"s-{front}")
@@ -52,6 +52,23 @@ def test_claude_markers_name_only_lines_because_its_read_tool_has_no_symbol_para
     text = skeleton(app_repo, "claude", "c")["text"]
     markers = [line for line in text.split("\n")[1:] if " elided" in line]
     assert len(markers) == 5 and all(re.fullmatch(r" *\.\.\. \d+-\d+ elided", m) for m in markers), markers
+
+
+def test_where_markers_name_lines_the_blank_lines_after_a_body_go_with_it(app_repo):
+    """Claude's markers name lines (one Read of A-B shows them all): a numbered blank
+    line after a hidden body costs tokens and says nothing, so it is hidden with the
+    body. Where a marker names a symbol (the CLI, MCP, pi) the run stays the symbol's."""
+    claude = skeleton(app_repo, "claude", "c")
+    cli = skeleton(app_repo, "cli", "l")
+    blank_after_marker = re.compile(r"elided[^\n]*\n +\d+\t\n")
+    assert not blank_after_marker.search(claude["text"]), claude["text"]
+    assert blank_after_marker.search(cli["text"]), cli["text"]
+    hidden = [(s["start"], s["end"]) for s in claude["segments"] if s["kind"] == "elided"]
+    assert hidden[0] == (5, 22) and claude["tokens"] < cli["tokens"]
+    lines = (app_repo / "src/app.py").read_text().split("\n")
+    for s in claude["segments"]:  # every shown run that follows a hidden one starts with code
+        if s["kind"] == "shown" and s["start"] > 1:
+            assert lines[s["start"] - 1].strip(), s
 
 
 @pytest.mark.parametrize("front, expected", [
