@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 
 from .chibi import LAUNCHER_MARK, chibi_home, plugin_schema
+from .install import remove_empty_dirs, say
 
 MANIFEST = ".symbolpack-install.json"
 BACKUP_SUFFIX = ".symbolpack-backup.disabled"
@@ -76,10 +77,6 @@ def _write(path: Path, data: bytes, mode: int) -> None:
     atomic_write(path, data, mode)
 
 
-def _say(out, text: str) -> None:
-    out.write(text if text.endswith("\n") else text + "\n")
-
-
 def install(home: str | None = None, dry_run: bool = False, tldrs: str | None = None, out=None) -> int:
     from .install import tldrs_command
 
@@ -102,7 +99,7 @@ def install(home: str | None = None, dry_run: bool = False, tldrs: str | None = 
             if _is_ours(path) and not path.is_symlink():
                 actions.append(("update", name))
             elif (plugins / (name + BACKUP_SUFFIX)).exists() or (plugins / (name + BACKUP_SUFFIX)).is_symlink():
-                _say(out, f"skipped {name}: {path} is not symbolpack's, and {name + BACKUP_SUFFIX} is taken")
+                say(out, f"skipped {name}: {path} is not symbolpack's, and {name + BACKUP_SUFFIX} is taken")
                 continue
             else:
                 actions.append(("replace", name))
@@ -111,15 +108,15 @@ def install(home: str | None = None, dry_run: bool = False, tldrs: str | None = 
     stale = [p.name for p in plugins.iterdir() if p.name not in wanted and p.is_file()
              and not p.is_symlink() and _is_ours(p)] if plugins.is_dir() else []
     if not actions and not stale and (plugins / MANIFEST).exists():
-        _say(out, f"symbolpack is already installed for chibi in {plugins}; nothing changed.")
+        say(out, f"symbolpack is already installed for chibi in {plugins}; nothing changed.")
         return 0
     for verb, name in actions:
         note = f" (yours moved aside to {name + BACKUP_SUFFIX}; uninstall puts it back)" if verb == "replace" else ""
-        _say(out, f"{verb} {plugins / name}{note}")
+        say(out, f"{verb} {plugins / name}{note}")
     for name in stale:
-        _say(out, f"remove {plugins / name} (no longer installed by this version)")
+        say(out, f"remove {plugins / name} (no longer installed by this version)")
     if dry_run:
-        _say(out, "(dry run: nothing was written)")
+        say(out, "(dry run: nothing was written)")
         return 0
     plugins.mkdir(parents=True, exist_ok=True)
     for verb, name in actions:
@@ -133,7 +130,7 @@ def install(home: str | None = None, dry_run: bool = False, tldrs: str | None = 
     record = {"v": 1, "created": created, "backups": backups, "files": files}
     _write(plugins / MANIFEST, (json.dumps(record, indent=1) + "\n").encode(), 0o600)
     langs = sum(1 for n in files if n.startswith("lang_"))
-    _say(out, f"installed for chibi in {plugins}: the {PLUGIN_NAME} plugin (tools and hooks) and {langs} "
+    say(out, f"installed for chibi in {plugins}: the {PLUGIN_NAME} plugin (tools and hooks) and {langs} "
               f"language plugins. Chibi loads them at its next start; check with: tldrs doctor")
     return 0
 
@@ -148,14 +145,14 @@ def uninstall(home: str | None = None, dry_run: bool = False, out=None) -> int:
     backups = {k: v for k, v in manifest.get("backups", {}).items() if isinstance(k, str) and isinstance(v, str)
                and "/" not in k and "/" not in v}
     if not ours and not manifest and not (plugins / MANIFEST).exists():
-        _say(out, f"symbolpack is not installed for chibi in {plugins}; nothing changed.")
+        say(out, f"symbolpack is not installed for chibi in {plugins}; nothing changed.")
         return 0
     for name in ours:
-        _say(out, f"remove {plugins / name}")
+        say(out, f"remove {plugins / name}")
     for name, kept in backups.items():
-        _say(out, f"restore {plugins / name} from {kept}")
+        say(out, f"restore {plugins / name} from {kept}")
     if dry_run:
-        _say(out, "(dry run: nothing was written)")
+        say(out, "(dry run: nothing was written)")
         return 0
     for name in ours:
         (plugins / name).unlink()
@@ -166,13 +163,8 @@ def uninstall(home: str | None = None, dry_run: bool = False, out=None) -> int:
         (plugins / MANIFEST).unlink()
     except FileNotFoundError:
         pass
-    for d in sorted(manifest.get("created", []), key=len, reverse=True):  # the deepest first
-        try:
-            os.rmdir(d)
-            _say(out, f"removed {d} (install had created it)")
-        except OSError:
-            pass
-    _say(out, f"removed symbolpack from chibi in {plugins}")
+    remove_empty_dirs(out, manifest.get("created", []))
+    say(out, f"removed symbolpack from chibi in {plugins}")
     return 0
 
 

@@ -146,7 +146,8 @@ def _write_atomic(path: Path, data: bytes, like: Path | None = None) -> None:
     atomic_write(path, data, mode)
 
 
-def _diff(path: Path, old: str | None, new: str | None) -> str:
+def unified_diff_text(path: Path, old: str | None, new: str | None) -> str:
+    """The change to *path* as the installers print it (None: no file on that side)."""
     lines = difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
                                  fromfile=str(path) if old is not None else "/dev/null",
                                  tofile=str(path) if new is not None else "/dev/null")
@@ -157,7 +158,7 @@ def say(out, text: str) -> None:
     out.write(text if text.endswith("\n") else text + "\n")
 
 
-def _missing_dirs(path: Path) -> list[Path]:
+def missing_dirs(path: Path) -> list[Path]:
     out = []
     d = path.parent.absolute()
     while not d.exists() and d != d.parent:
@@ -178,13 +179,13 @@ def install(agent: str, global_: bool = False, dry_run: bool = False, root: Path
         say(out, f"symbolpack is already installed for {agent} in {path}; nothing changed.")
         _say_trust(out, agent, global_, root)
         return 0
-    say(out, _diff(path, old, edit.text))
+    say(out, unified_diff_text(path, old, edit.text))
     if dry_run:
         say(out, "(dry run: nothing was written)")
         return 0
     backup = path.with_name(path.name + BACKUP_SUFFIX)
     record = created_by_install(path)
-    dirs = [*record.get("dirs", []), *(str(d) for d in _missing_dirs(path))]
+    dirs = [*record.get("dirs", []), *(str(d) for d in missing_dirs(path))]
     containers = sorted({*record.get("containers", []), *edit.created})
     if old is not None and not (backup.exists() and adapter.installed(old)):
         _write_atomic(backup, old.encode("utf-8"), like=path)  # the file as it was before symbolpack
@@ -224,7 +225,7 @@ def uninstall(agent: str, global_: bool = False, dry_run: bool = False, root: Pa
     else:
         edit = adapter.remove(old, tuple(record.get("containers", ())))
         new, kept = edit.text, edit.kept
-    say(out, _diff(path, old, new))
+    say(out, unified_diff_text(path, old, new))
     if dry_run:
         say(out, "(dry run: nothing was written)")
         return 0
@@ -249,13 +250,18 @@ def uninstall(agent: str, global_: bool = False, dry_run: bool = False, root: Pa
 
 def _remove_created(out, path: Path, record: dict) -> None:
     """Remove the folders install created for *path* that are empty now, and forget the record."""
-    for d in record.get("dirs", []):
+    remove_empty_dirs(out, record.get("dirs", []))
+    _save_record(path, None)
+
+
+def remove_empty_dirs(out, dirs) -> None:
+    """Remove the folders an install created (*dirs*) that are empty now, the deepest first."""
+    for d in sorted(map(str, dirs), key=len, reverse=True):
         try:
             os.rmdir(d)  # only when empty
             say(out, f"removed {d} (symbolpack had created it)")
         except OSError:
             pass
-    _save_record(path, None)
 
 
 def _kept_note(agent: str, kept: tuple[str, ...]) -> str:

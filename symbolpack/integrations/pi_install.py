@@ -32,7 +32,6 @@ again. Install then uninstall leaves the tree byte for byte as it was.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -41,6 +40,7 @@ import sys
 from pathlib import Path
 
 from ..base.errors import SymbolpackError
+from .install import missing_dirs, remove_empty_dirs, say, unified_diff_text
 
 FILE_NAME = "symbolpack.ts"
 MANIFEST = ".symbolpack-install.json"
@@ -113,16 +113,10 @@ def _read(path: Path) -> bytes | None:
 
 
 def _diff(path: Path, old: bytes | None, new: bytes | None) -> str:
-    def lines(data: bytes | None) -> list[str]:
-        return data.decode("utf-8", "replace").splitlines(keepends=True) if data is not None else []
+    def text(data: bytes | None) -> str | None:
+        return None if data is None else data.decode("utf-8", "replace")
 
-    diff = difflib.unified_diff(lines(old), lines(new), fromfile=str(path) if old is not None else "/dev/null",
-                                tofile=str(path) if new is not None else "/dev/null")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff)
-
-
-def _say(out, text: str) -> None:
-    out.write(text if text.endswith("\n") else text + "\n")
+    return unified_diff_text(path, text(old), text(new))
 
 
 def _load_manifest(folder: Path) -> dict:
@@ -144,22 +138,19 @@ def install(global_: bool = False, dry_run: bool = False, root: Path | None = No
     wanted = render(tldrs or tldrs_command(), global_)
     old = _read(path)
     if old == wanted:
-        _say(out, f"symbolpack is already installed for pi in {path}; nothing changed.")
+        say(out, f"symbolpack is already installed for pi in {path}; nothing changed.")
         return 0
     backup = path.with_name(path.name + BACKUP_SUFFIX)
     moved = old is not None and not _is_ours(old)
     if moved and (backup.exists() or backup.is_symlink()):
         raise SymbolpackError(f"{path} is not symbolpack's, and {backup.name} is taken; move one of them away")
-    _say(out, _diff(path, None if moved else old, wanted))
+    say(out, _diff(path, None if moved else old, wanted))
     if moved:
-        _say(out, f"(your {path.name} is moved aside to {backup.name}; uninstall puts it back)")
+        say(out, f"(your {path.name} is moved aside to {backup.name}; uninstall puts it back)")
     if dry_run:
-        _say(out, "(dry run: nothing was written)")
+        say(out, "(dry run: nothing was written)")
         return 0
-    created = []
-    for d in reversed([folder, *folder.parents]):
-        if not d.exists():
-            created.append(str(d))
+    created = [str(d) for d in missing_dirs(path)]
     manifest = _load_manifest(folder)
     folder.mkdir(parents=True, exist_ok=True)
     record = {"v": 1, "created": list(manifest.get("created", [])) + created,
@@ -168,8 +159,8 @@ def install(global_: bool = False, dry_run: bool = False, root: Path | None = No
     if moved:
         os.replace(path, backup)
     atomic_write(path, wanted, 0o644)
-    _say(out, f"{'updated' if old is not None and not moved else 'created'} {path}")
-    _say(out, "pi loads it in new sessions (it replaces pi's read tool); check with: tldrs doctor")
+    say(out, f"{'updated' if old is not None and not moved else 'created'} {path}")
+    say(out, "pi loads it in new sessions (it replaces pi's read tool); check with: tldrs doctor")
     return 0
 
 
@@ -180,16 +171,16 @@ def uninstall(global_: bool = False, dry_run: bool = False, root: Path | None = 
     old = _read(path)
     manifest = _load_manifest(folder)
     if not _is_ours(old) and not (folder / MANIFEST).exists():
-        _say(out, f"symbolpack is not installed for pi in {path}; nothing changed.")
+        say(out, f"symbolpack is not installed for pi in {path}; nothing changed.")
         return 0
     backup = path.with_name(path.name + BACKUP_SUFFIX)
     restored = _read(backup) if manifest.get("backup") == backup.name else None
     if _is_ours(old):
-        _say(out, _diff(path, old, restored))
+        say(out, _diff(path, old, restored))
     if restored is not None:
-        _say(out, f"(your {path.name} comes back from {backup.name})")
+        say(out, f"(your {path.name} comes back from {backup.name})")
     if dry_run:
-        _say(out, "(dry run: nothing was written)")
+        say(out, "(dry run: nothing was written)")
         return 0
     if _is_ours(old):
         path.unlink()
@@ -199,13 +190,8 @@ def uninstall(global_: bool = False, dry_run: bool = False, root: Path | None = 
         (folder / MANIFEST).unlink()
     except FileNotFoundError:
         pass
-    for d in sorted(manifest.get("created", []), key=len, reverse=True):  # the deepest first
-        try:
-            os.rmdir(d)
-            _say(out, f"removed {d} (install had created it)")
-        except OSError:
-            pass
-    _say(out, f"removed symbolpack from pi ({path})")
+    remove_empty_dirs(out, manifest.get("created", []))
+    say(out, f"removed symbolpack from pi ({path})")
     return 0
 
 
