@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from .oracle import split_lines
+from .oracle import line_ranges, split_lines
 
 CONTEXT_PREFIX = "PostToolUse:Read hook additional context: "
 DENY_PREFIX = "PreToolUse:Read hook error: "
@@ -289,16 +289,6 @@ def _check_shown(rows: Mapping[int, str], current: list[str] | None, what: str, 
             problems.append(f"{what} shows line {n} as {text!r}; the file has {current[n - 1]!r}")
 
 
-def _ranges(numbers: Iterable[int]) -> str:
-    out: list[list[int]] = []
-    for n in sorted(set(numbers)):
-        if out and out[-1][1] == n - 1:
-            out[-1][1] = n
-        else:
-            out.append([n, n])
-    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in out)
-
-
 def _vouch(view: FileView, lines: Iterable[int], current: list[str] | None, at: Mapping[int, int] | None,
            what: str, problems: list[str]) -> None:
     """The answer says the model holds line `src` (in its view) and that it is the
@@ -318,7 +308,7 @@ def _vouch(view: FileView, lines: Iterable[int], current: list[str] | None, at: 
             problems.append(f"{what} vouches for line {now} (the model's {src}), which the model holds as "
                             f"{held!r}; the file has {current[now - 1]!r}")
     if absent:
-        problems.append(f"{what} leans on lines {_ranges(absent)} of the model's copy, which this context does "
+        problems.append(f"{what} leans on lines {line_ranges(absent)} of the model's copy, which this context does "
                         f"not hold")
 
 
@@ -419,7 +409,7 @@ def _apply_answer(view: FileView, result: ReadResult, current: list[str] | None,
             unknown = [n for n in range(1, view.length + 1) if n not in view.held and n not in view.elided]
             if unknown:
                 problems.append(f"{what} says the file is unchanged, but the model holds no text for lines "
-                                f"{_ranges(unknown)} and was not told they are elided")
+                                f"{line_ranges(unknown)} and was not told they are elided")
             if current is not None and view.length != len(current):
                 problems.append(f"{what} says the file is unchanged; the model believes {view.length} lines, the "
                                 f"file has {len(current)}")

@@ -126,7 +126,7 @@ def _is_int(value: Any) -> TypeGuard[int]:
     return type(value) is int
 
 
-def _ranges(numbers: Iterable[int]) -> str:
+def line_ranges(numbers: Iterable[int]) -> str:
     """1, 2, 3, 7 -> "1-3, 7"."""
     out: list[list[int]] = []
     for n in sorted(set(numbers)):
@@ -379,7 +379,7 @@ class ReadOracle:
                     elided.append(n)
             if never_had:
                 problems.append(f"{path}: segment {seg.start}..{seg.end} (from {seg.source}) claims unchanged "
-                                f"for a line the agent never had: copy line {_ranges(never_had)}")
+                                f"for a line the agent never had: copy line {line_ranges(never_had)}")
         for n in sorted(set(text_lines) - shown):
             problems.append(f"{path}: text shows numbered line {n} outside any shown segment")
         if scope is None:
@@ -389,7 +389,7 @@ class ReadOracle:
         else:
             copy.elided -= set(range(lo, hi + 1))
             if elided:
-                problems.append(f"{path}: lines {_ranges(elided)} asked for, never shown (elided in a range answer)")
+                problems.append(f"{path}: lines {line_ranges(elided)} asked for, never shown (elided in a range answer)")
             for n in range(lo, hi + 1):
                 copy.held.pop(n, None)
             copy.held.update(new)
@@ -410,7 +410,7 @@ class ReadOracle:
                 absent = [n for n in range(1, total + 1) if n not in copy.held and n not in copy.elided]
                 if absent:
                     problems.append(f"{path}: mode unchanged, but the agent holds no text for lines "
-                                    f"{_ranges(absent)} (never given, or lost) and none was elided")
+                                    f"{line_ranges(absent)} (never given, or lost) and none was elided")
             copy.total_stamp = sha
             copy.held = {n: (text, sha) for n, (text, _) in copy.held.items()}
         else:
@@ -418,7 +418,7 @@ class ReadOracle:
             missing = [n for n in range(lo, hi + 1) if n not in copy.held]
             if missing:
                 problems.append(f"{path}: mode unchanged for lines {lo}..{hi}, but asked for lines never shown: "
-                                f"{_ranges(missing)}")
+                                f"{line_ranges(missing)}")
             for n in range(lo, hi + 1):
                 if n in copy.held:
                     copy.held[n] = (copy.held[n][0], sha)
