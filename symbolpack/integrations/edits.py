@@ -247,25 +247,34 @@ def ends_with_newline(copy, load) -> bool:
     return raw is None or raw.endswith(b"\n")
 
 
+def _as_text(copy, load, final_newline: bool, hidden_text: bool):
+    """The copy as the text an edit is replayed on: (texts, lines, marks, tail), where
+    *texts* are `copy_marks`' (index 1..), *lines* and *marks* one per piece of the text
+    (0-based): a line the copy does not hold is a placeholder that no `old_string` can
+    match (a hidden line too, unless *hidden_text*), then the unseen end of a file seen
+    only in ranges (*tail*), or the empty piece after a final newline."""
+    extent = copy.extent()
+    texts, marks = copy_marks(copy, load, extent)
+    readable = (lambda m: m != GAP) if hidden_text else (lambda m: m == KNOWN)
+    lines = [texts[n] if readable(marks[n]) else _gap_line(n) for n in range(1, extent + 1)]
+    marks = marks[1:]
+    tail = copy.length is None or copy.length < extent  # the end of the file was never shown whole
+    if tail:
+        lines.append(_TAIL)
+        marks.append(GAP)
+    elif final_newline or not lines:
+        lines.append("")
+        marks.append(KNOWN)
+    return texts, lines, marks, tail
+
+
 def carry_edit(copy, load, edits, disk_lines, final_newline: bool = True):
     """The agent's copy through its own *edits*: per line of the file now (index 0
     unused) KNOWN, a hidden mark or GAP, plus the occurrences that replaced lines it
     did not hold ((old_first, old_last, symbols, new_first, new_last)). None when the
     edits do not apply to the copy, or the result differs from *disk_lines* on any
     line the copy says something about: then the copy cannot be carried."""
-    extent = copy.extent()
-    texts, marks = copy_marks(copy, load, extent)
-    lines = [texts[n] if marks[n] != GAP else _gap_line(n) for n in range(1, extent + 1)]
-    marks = marks[1:]
-    tail = copy.length is None or copy.length < extent  # the end of the file was never shown whole
-    if tail:
-        lines.append(_TAIL)
-        marks.append(GAP)
-    elif not lines:
-        lines, marks = [""], [KNOWN]
-    elif final_newline:
-        lines.append("")
-        marks.append(KNOWN)
+    _texts, lines, marks, tail = _as_text(copy, load, final_newline, hidden_text=True)
     blind: list = []
 
     def touched(first, last, old_marks, new_first, new_last):
@@ -381,14 +390,9 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
     from ..reads.answers import GAP as FORGET, HIDE, MOVE, SHOW, Effect
 
     extent = copy.extent()
-    texts, marks = copy_marks(copy, load, extent)
-    lines = [texts[n] if marks[n] == KNOWN else _gap_line(n) for n in range(1, extent + 1)]
-    origin: list = [(1, n) if marks[n] == KNOWN else marks[n] for n in range(1, extent + 1)]
-    tail = copy.length is None or copy.length < extent
-    if tail:
-        lines, origin = lines + [_TAIL], origin + [GAP]
-    elif final_newline or not lines:
-        lines, origin = lines + [""], origin + [KNOWN]
+    texts, lines, marks, tail = _as_text(copy, load, final_newline, hidden_text=False)
+    # a held line carries where it came from (rank 1, like a held line in `replay`'s eyes)
+    origin: list = [(1, i + 1) if mark == KNOWN and i < extent else mark for i, mark in enumerate(marks)]
     out = replay("\n".join(lines), origin, edits, together=together) if edits else None
     top = max(extent, len(disk), 1)
     if out is None:
