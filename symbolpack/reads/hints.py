@@ -70,32 +70,41 @@ class Hints:
 
 class ToolHints(Hints):
     """A host's read tool: parameters by name, no shell, no flags. A change a pack
-    leaves out is shown by the pack tool with a larger budget or by reading the file."""
+    leaves out is shown by the pack tool (`pack`) with a larger budget or by reading
+    the file."""
 
     tool = "read"
+    pack = "the pack"
     separator = " "
 
     def option(self, name: str) -> str:
         return name
 
+    def call(self, path: str, args: str = "") -> str:
+        """The read tool called on *path* with *args* (already written out)."""
+        return f"{self.tool} path={_quoted(path)}" + (f"{self.separator}{args}" if args else "")
+
+    def lines_args(self, start: int, end: int) -> str:
+        return f"offset={start}{self.separator}limit={end - start + 1}"
+
     def expand(self, start: int, end: int, symbol: str | None) -> str:
         if symbol and self.has_symbol:
             return f"symbol={_quoted(symbol)}"
-        return f"offset={start}{self.separator}limit={end - start + 1}"
+        return self.lines_args(start, end)
 
     def skeleton_help(self, path: str) -> str:
         return (f"\"... A-B elided: ARGS\" hides lines A-B; {self.tool} with path={_quoted(path)} "
                 f"and those ARGS shows them.")
 
     def read_lines(self, path: str, start: int, end: int) -> str:
-        return f"{self.tool} path={_quoted(path)}{self.separator}{self.expand(start, end, None)}"
+        return self.call(path, self.lines_args(start, end))
 
     def see_change(self, path: str, old_path: str | None, revs: tuple[str, ...], untracked: bool) -> str:
-        read = f"{self.tool} path={_quoted(path)}"
-        return read if untracked else f"the pack with a larger budget, or {read}"
+        read = self.call(path)
+        return read if untracked else f"{self.pack} with a larger budget, or {read}"
 
     def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
-        return "the pack with a larger budget"
+        return f"{self.pack} with a larger budget"
 
 
 class McpHints(ToolHints):
@@ -103,18 +112,11 @@ class McpHints(ToolHints):
 
     name = "mcp"
     tool = "read_file"
+    pack = "diff_context"
     separator = ", "
 
-    def read_lines(self, path: str, start: int, end: int) -> str:
-        return f"read_file(path={_quoted(path)}, {self.expand(start, end, None)})"
-
-    def see_change(self, path: str, old_path: str | None, revs: tuple[str, ...], untracked: bool) -> str:
-        if untracked:
-            return f"read_file(path={_quoted(path)})"
-        return f"diff_context with a larger budget, or read_file(path={_quoted(path)})"
-
-    def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
-        return "diff_context with a larger budget"
+    def call(self, path: str, args: str = "") -> str:
+        return f"read_file(path={_quoted(path)}" + (f", {args})" if args else ")")
 
 
 class ClaudeHints(ToolHints):
@@ -126,14 +128,14 @@ class ClaudeHints(ToolHints):
     tool = "Read"
     has_symbol = False
 
+    def call(self, path: str, args: str = "") -> str:
+        return f"Read {path}" + (f" {args}" if args else "")
+
     def expand(self, start: int, end: int, symbol: str | None) -> str:
         return ""
 
     def skeleton_help(self, path: str) -> str:
         return "\"... A-B elided\" hides lines A-B: Read offset=A limit=B-A+1 shows them."
-
-    def read_lines(self, path: str, start: int, end: int) -> str:
-        return f"Read {path} {self.expand(start, end, None)}"
 
 
 class PiHints(ToolHints):
@@ -148,13 +150,7 @@ class ChibiHints(ToolHints):
 
     name = "chibi"
     tool = "symbolpack_read"
-
-    def see_change(self, path: str, old_path: str | None, revs: tuple[str, ...], untracked: bool) -> str:
-        read = f"symbolpack_read path={_quoted(path)}"
-        return read if untracked else f"symbolpack_diff_context with a larger budget, or {read}"
-
-    def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
-        return "symbolpack_diff_context with a larger budget"
+    pack = "symbolpack_diff_context"
 
 
 FRONTS: dict[str, Hints] = {h.name: h for h in (Hints(), McpHints(), ClaudeHints(), PiHints(), ChibiHints())}

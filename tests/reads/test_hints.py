@@ -71,6 +71,22 @@ def test_where_markers_name_lines_the_blank_lines_after_a_body_go_with_it(app_re
             assert lines[s["start"] - 1].strip(), s
 
 
+@pytest.mark.parametrize("front, request_, change", [
+    ("cli", "tldrs read src/a.py --offset 3 --limit 5", "git diff HEAD -- src/a.py"),
+    ("mcp", 'read_file(path="src/a.py", offset=3, limit=5)',
+     'diff_context with a larger budget, or read_file(path="src/a.py")'),
+    ("claude", "Read src/a.py offset=3 limit=5", "the pack with a larger budget, or Read src/a.py"),
+    ("pi", 'read path="src/a.py" offset=3 limit=5', 'the pack with a larger budget, or read path="src/a.py"'),
+    ("chibi", 'symbolpack_read path="src/a.py" offset=3 limit=5',
+     'symbolpack_diff_context with a larger budget, or symbolpack_read path="src/a.py"'),
+])
+def test_a_request_for_lines_and_for_a_change_in_each_front_ends_words(front, request_, change):
+    """Every front names both numbers: Claude's markers carry none, its requests do."""
+    hints = hints_for(front)
+    assert hints.read_lines("src/a.py", 3, 7) == request_
+    assert hints.see_change("src/a.py", None, ("HEAD",), False) == change
+
+
 @pytest.mark.parametrize("front, expected", [
     ("cli", "--offset must be >= 1 (got 0)"), ("mcp", "offset must be >= 1 (got 0)"),
     ("claude", "offset must be >= 1 (got 0)"), ("pi", "offset must be >= 1 (got 0)"),
