@@ -385,14 +385,17 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
     names its version's line at the same number; otherwise unknown). A line the edit wrote whole is
     `show`n where it equals the file there; a line it wrote in part, or that the edit
     could not be replayed on (an `old_string` the copy does not hold once), is
-    unknown. Lines the model was told are elided stay elided where they moved.
+    unknown. Lines the model was told are elided are moves too: the fold keeps each
+    hidden line with the version it was hidden from (the text behind the marker the
+    model holds), not the file's text at its new number.
     *together*: the edits are matched all at once (pi's `edit`; see `replay`)."""
-    from ..reads.answers import GAP as FORGET, HIDE, MOVE, SHOW, Effect
+    from ..reads.answers import GAP as FORGET, MOVE, SHOW, Effect
 
     extent = copy.extent()
     texts, lines, marks, tail = _as_text(copy, load, final_newline, hidden_text=False)
-    # a held line carries where it came from (rank 1, like a held line in `replay`'s eyes)
-    origin: list = [(1, i + 1) if mark == KNOWN and i < extent else mark for i, mark in enumerate(marks)]
+    # a held or hidden line carries where it came from (rank 1 or 2, as `replay` ranks them)
+    origin: list = [(1 if mark == KNOWN else 2, i + 1) if i < extent and (mark == KNOWN or mark[0] == 2) else mark
+                    for i, mark in enumerate(marks)]
     out = replay("\n".join(lines), origin, edits, together=together) if edits else None
     top = max(extent, len(disk), 1)
     if out is None:
@@ -408,16 +411,14 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
     for j, (text, mark) in enumerate(zip(after, after_origin), start=1):
         if mark == KNOWN:  # written whole by the edit
             per_line.append((SHOW, None) if j <= len(disk) and disk[j - 1] == text else (FORGET, None))
-        elif mark[0] == 1 and text == texts[mark[1]]:  # the model's line, only moved by its edit
-            per_line.append((MOVE, mark[1]))
-        elif mark[0] == 2:
-            per_line.append((HIDE, mark[1] or ""))
+        elif mark[0] == 1 and text == texts[mark[1]] or mark[0] == 2 and text == lines[mark[1] - 1]:
+            per_line.append((MOVE, mark[1]))  # the model's line or marker, only moved by its edit
         else:  # written in part, or never held
             per_line.append((FORGET, None))
     ops: list[tuple] = []
     for n, (kind, arg) in enumerate(per_line, start=1):
         last = ops[-1] if ops else None
-        if last is not None and last[2] == kind and (kind in (SHOW, FORGET) or kind == HIDE and last[3] == arg
+        if last is not None and last[2] == kind and (kind in (SHOW, FORGET)
                                                      or kind == MOVE and last[3] + (n - last[0]) == arg):
             ops[-1] = (last[0], n, kind, last[3])
         else:

@@ -296,3 +296,59 @@ def test_a_marker_vouches_only_for_the_text_it_was_given_against(py_repo):
     after = read_file(ws, path, "s", answer_id="r4", present=["r1", "r3"]).response
     assert after["mode"] != "unchanged" and "x2 = a + 300" in after["text"], after["text"][:300]
     judge([(r["answer_id"], r) for r in (r1, r3)], after, path, {}, path.read_text().split("\n"))
+
+
+# --------------------------------------------------------------------------- elided bodies stay elided
+
+def ledger_text() -> str:
+    parts = ['"""Accounts."""', "", "import math", ""]
+    for k in range(5):
+        parts += [f"def rule{k}(value, acc{k}=0):", f'    """Rule {k} of the ledger."""']
+        parts += [f"    acc{k} += {i} * math.floor(value / {i + k + 2})" for i in range(12)]
+        parts += [f"    return acc{k}", "", ""]
+    return "\n".join(parts)
+
+
+@pytest.fixture
+def ledger(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    path = tmp_path / "app.py"
+    path.write_text(ledger_text())
+    ws = Workspace(tmp_path)
+    yield ws, path
+    ws.close()
+
+
+def test_a_change_named_behind_a_marker_stays_behind_it(ledger):
+    """A change inside a body the model holds elided is named, not shown; the marker
+    that named it vouches for the marker, so the next read has nothing to add."""
+    ws, path = ledger
+    assert read_file(ws, path, "s", answer_id="r1", present=[]).response["mode"] == "skeleton"
+    path.write_text(path.read_text().replace("acc2 += 5 * ", "acc2 += 50 * "))
+    named = read_file(ws, path, "s", answer_id="r2", present=["r1"]).response
+    assert named["mode"] == "unchanged" and "rule2" in named["text"]
+    again = read_file(ws, path, "s", answer_id="r3", present=["r1", "r2"]).response
+    assert (again["mode"], again["text"]) == ("unchanged", "[UNCHANGED] app.py")
+
+
+def test_the_model_s_own_edit_keeps_its_markers_where_the_file_moved_under_them(ledger):
+    """The model edits a line it holds after a line was inserted above everything (it
+    was not told). Its markers moved with the file: the re-read corrects the numbers
+    and shows no body it had elided."""
+    from symbolpack.integrations.own_edits import record_own_edit
+
+    from symbolpack.evaluation.oracle import OwnEdit
+
+    ws, path = ledger
+    first = read_file(ws, path, "s", answer_id="r1", present=[]).response
+    old, new = '    """Rule 3 of the ledger."""\n', '    """Rule three."""\n'
+    at = ledger_text().split("\n").index(old[:-1]) + 1  # where the model holds it
+    path.write_text("# ledger\n" + path.read_text().replace(old, new))
+    record_own_edit(ws.store, ws.root_dir, str(path), "e1", ["r1"], edits=[(old, new, False)])
+    after = read_file(ws, path, "s", answer_id="r2", present=["r1", "e1"]).response
+    assert after["mode"] == "delta", after["text"]
+    assert "math.floor" not in after["text"] and "return acc" not in after["text"], after["text"]
+    assert "have not read" not in after["text"], "bodies that only moved are not changed"
+    context = [("r1", first), ("e1", OwnEdit("app.py", at, 1, (new[:-1],)))]
+    judge(context, after, path, {}, path.read_text().split("\n"))
