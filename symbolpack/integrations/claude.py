@@ -475,9 +475,11 @@ def _file_lines(path: str) -> list[str] | None:
 
 # --------------------------------------------------------------------------- skeleton first reads
 
-REREAD_NOTE = "(symbolpack's answer, not an error; line {line} above is current.)"
-SKELETON_NOTE = ("[SKELETON] {path}: {total} lines: 1-{head} above, the rest below with long bodies elided "
-                 "(\"... A-B elided\": Read offset=A limit=B-A+1 shows lines A-B). The file's content, not an error.")
+# Both are the Read's own result (`is_error` false), so they need not say "not an error":
+# they say why the result shows so few lines, and what the rest is.
+REREAD_NOTE = "(The Read above shows line {line} only.)"
+SKELETON_NOTE = ("[SKELETON] {path}, {total} lines: 1-{head} above, the rest here; \"... A-B elided\" hides "
+                 "lines A-B (Read offset=A limit=B-A+1 shows them).")
 
 
 def _stash_path(store, tool_use_id: str) -> str:

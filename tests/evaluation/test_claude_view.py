@@ -11,7 +11,7 @@ from symbolpack.evaluation.claude_view import FileClock, judge_request, read_res
 PATH = "/w/proj/app.py"
 V0 = "".join(f"line {k}\n" for k in range(1, 13))  # 12 lines and a final newline
 REMINDER = "\n\n<system-reminder>\n<total_tokens>14999890 tokens left</total_tokens>\n</system-reminder>"
-NOTE = "(symbolpack's answer, not an error; line {k} above is current.)"
+NOTE = "(The Read above shows line {k} only.)"
 
 
 def claude_numbered(text: str, start: int = 1) -> str:
@@ -66,9 +66,8 @@ class Talk:
         lines = self.text.split("\n")
         total = len(lines) - 1
         body = claude_numbered("\n".join(lines[:head]))
-        context = (f"[SKELETON] app.py: {total} lines: 1-{head} above, the rest below with long bodies elided "
-                   f"(\"... A-B elided\": Read offset=A limit=B-A+1 shows lines A-B). The file's content, not an "
-                   f"error.\n{rest}")
+        context = (f"[SKELETON] app.py, {total} lines: 1-{head} above, the rest here; \"... A-B elided\" hides "
+                   f"lines A-B (Read offset=A limit=B-A+1 shows them).\n{rest}")
         return self.call("Read", {"file_path": PATH}, f"{body}\n\n<system-reminder>\nPostToolUse:Read hook additional "
                          f"context: {context}\n</system-reminder>" + REMINDER)
 

@@ -137,10 +137,10 @@ def test_a_small_edit_in_a_long_body_the_agent_holds_is_a_window_not_the_body():
     assert r["mode"] == "delta"
     shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
     # f0's header (with the 2 lines above it: cheaper shown than as a marker), and the
-    # change with 2 lines each side
-    assert shown == [(1, 3), (13, 17)]
-    assert r["text"].splitlines()[3:6] == ["     3\tdef f0(x):", "... 4-12 unchanged", "    13\t    y8 = x + 8"]
-    assert r["text"].splitlines()[-2:] == ["    17\t    y12 = x + 12", "... 18-98 unchanged"]
+    # changed line alone: the agent holds the lines around it
+    assert shown == [(1, 3), (15, 15)]
+    assert r["text"].splitlines()[3:] == ["     3\tdef f0(x):", "... 4-14 unchanged", "    15\t    y10 = x * 10",
+                                          "... 16-98 unchanged"]
     assert "Changed/new: f0." in r["text"].splitlines()[0]
     assert agent.read(current(lines))["mode"] == "unchanged"  # the window and the markers left it whole
 
@@ -152,11 +152,13 @@ def test_a_window_keeps_the_lines_the_agent_was_told_are_elided_elided():
     lines[2] = "def f0(x, y=1):"  # the signature the agent saw changes; f0's body stays as it was
     r = agent.read(current(lines))
     assert r["mode"] == "delta" and "y10 = x + 10" not in r["text"]
-    assert r["segments"][:2] == [{"kind": "shown", "start": 1, "end": 4},
+    assert r["segments"][:3] == [{"kind": "shown", "start": 1, "end": 3},
+                                 {"kind": "unchanged", "start": 4, "end": 4, "from": 4, "symbol": "m.py:python:f0"},
                                  {"kind": "elided", "start": 5, "end": 25, "symbol": "m.py:python:f0"}]
-    # in the text, f0's body is part of one marker: the agent's copy says it is elided
+    # in the text, f0's docstring and body are part of one marker: the agent's copy says
+    # which of those lines it holds and which it was told are elided
     assert r["text"].splitlines()[1:] == ["     1\timport os", "     2\t", "     3\tdef f0(x, y=1):",
-                                         '     4\t    """Doc 0."""', "... 5-98 unchanged"]
+                                         "... 4-98 unchanged"]
 
 
 def test_only_the_first_skeleton_of_a_session_explains_the_markers():
