@@ -145,6 +145,14 @@ def responses(tmp_path_factory) -> dict[str, list[dict]]:
     add("diff-context", as_json(tldrs(root, "diff-context", "--no-delta", "--budget", "60", "--format", "json")))
     add("context", as_json(tldrs(root, "context", "main", "--session-id", "s2", "--format", "json")))
     add("context", as_json(tldrs(root, "context", "Cart.total", "--no-delta", "--format", "json", "--with-text")))
+    # packs kept as answers (v2): against the answers present, then leaning on the pack's own
+    kept = add("context", as_json(tldrs(root, "context", "Cart.total", "--session-id", "s4", "--answer-id", "call-p1",
+                                        "--present", "", "--format", "json")))
+    again = add("context", as_json(tldrs(root, "context", "Cart.total", "--session-id", "s4", "--answer-id",
+                                         "call-p2", "--present", kept["answer_id"], "--format", "json")))
+    assert (kept["v"], kept["leans_on"], again["leans_on"]) == (2, [], ["call-p1"]) and again["unchanged"]
+    add("diff-context", as_json(tldrs(root, "diff-context", "--session-id", "s4", "--answer-id", "call-p3",
+                                      "--present", "call-p1", "--format", "json")))
 
     add("session-status", as_json(tldrs(root, "session", "status", "--session-id", "s1", "--json")))
     add("session-list", as_json(tldrs(root, "session", "list", "--json")))
@@ -217,6 +225,8 @@ def test_the_responses_exercise_the_optional_parts(responses):
     assert any(u["status"] == "unresolved" for p in responses["context"] for u in p["unresolved"])
     kinds = {s["kind"] for r in responses["read"] for s in r.get("segments", [])}
     assert kinds == {"shown", "elided", "unchanged"}
+    packs_v2 = [p["answer_id"] for name in ("context", "diff-context") for p in responses[name] if p["v"] == 2]
+    assert packs_v2 == ["call-p1", "call-p2", "call-p3"]
     v2 = [r for r in responses["read"] if r["v"] == 2]
     assert [r["answer_id"] for r in v2] == ["call-1", "call-2", "call-3"]
     assert v2[1]["leans_on"] == ["call-1"] and "leans_on" not in v2[2]
@@ -260,6 +270,11 @@ def test_malformed_responses_are_rejected(responses):
     slice_bad = copy.deepcopy(summarized)
     slice_bad["slices"] = [{**(summarized["slices"] or [{}])[0], "relevance": "nearby"}]
     assert not pack.is_valid(slice_bad)
+    kept = next(p for p in responses["context"] if p["v"] == 2)
+    context = validator("context")
+    assert context.is_valid(kept)
+    assert [context.is_valid(bad) for bad in ({**kept, "v": 1}, {k: v for k, v in kept.items() if k != "answer_id"},
+                                              {**kept, "v": 3})] == [False] * 3
 
 
 def test_symbol_kinds_in_the_schema_are_the_engines():

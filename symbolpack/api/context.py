@@ -66,10 +66,13 @@ from ..packs.related import RELEVANCE_ORDER, call_walk, data_of, is_test_path, l
 from ..engine.symbols import CLASS_LIKE, SymbolSlice
 from ..base.tokens import count_tokens
 from ..base.errors import UsageError
+from ..reads.answers import new_answer_id
 from ..reads.hints import CLI, Hints, hints_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Sequence
+
     from .operations import Workspace
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_DEPTH", "FileChange", "PackResult", "PackSlice", "changed_files",
@@ -97,11 +100,19 @@ def _graph(ws, root: Path, snapshot: Snapshot) -> CallGraph:
 
 # --------------------------------------------------------------------------- diff-context
 
+def _version(answer: dict | None) -> dict:
+    """A pack kept as an answer is protocol v2: it names its id (and what it leans on)."""
+    return {"v": 1} if answer is None else {"v": 2, **answer}
+
+
 def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
                  delta: bool = True, budget: int = DEFAULT_BUDGET, confirm: bool = True,
-                 front: str | None = None) -> PackResult:
+                 front: str | None = None, answer_id: str | None = None,
+                 present: Sequence[str] | None = None) -> PackResult:
     """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*.
-    *confirm*, *front*: as for `operations.read_file` (False: call `.commit()` after delivery).
+    *confirm*, *front*, *answer_id*, *present*: as for `operations.read_file` (False: call
+    `.commit()` after delivery; the answers in the model's context: stubs only for code
+    they hold; then the pack is kept as an answer, v2).
 
     `budget` is a hard cap on `text`. A file whose changes cannot be shown -- not UTF-8,
     sensitive, or too big for the budget (a deleted file, a rewritten lockfile) -- is
@@ -131,7 +142,10 @@ def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, ses
         label = (f"{base}..{head}" if head else base) + (f" ({NO_COMMITS})" if unborn else "")
         if not changes:
             text = f"no changes against {label}" if not head else f"no changes between {base} and {head}"
-            return PackResult({"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text), "slices": [],
+            told = None if sid is None or (present is None and answer_id is None) else \
+                {"answer_id": answer_id or new_answer_id(), **({} if present is None else {"leans_on": []})}
+            return PackResult({**_version(told), "base": base, "session_id": sid, "budget_used": count_tokens(text),
+                               "slices": [],
                                "unchanged": [], "diffs": [], "cache_stats": cache_stats([]), "text": text})
         changed_ids: dict[str, SymbolSlice] = {}
         for c in changes:
@@ -155,12 +169,13 @@ def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, ses
                 for r, sha in ((base, base_sha), (head, head_sha)) if r and sha]
         pack = DiffPack(order(slices), budget, graph, changes, set(changed_ids), revs, label, hints)
         gone = [c.old_path for c in changes if rename_line(c) and c.old_path]  # the old name's copy is not this file's
-        final, commit = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path), drop=gone)
+        final, commit, answer = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path),
+                                             drop=gone, present=present, answer_id=answer_id)
         if confirm and commit is not None:
             commit()
         text = pack.text
         unchanged = [s.sym.id for s in final if s.mode == "unchanged"]
-        return PackResult({"v": 1, "base": base, "session_id": sid, "budget_used": count_tokens(text),
+        return PackResult({**_version(answer), "base": base, "session_id": sid, "budget_used": count_tokens(text),
                            "slices": [s.to_json() for s in final], "unchanged": unchanged, "diffs": pack.pack_diffs,
                            "cache_stats": cache_stats(final), "text": text}, None if confirm else commit)
     finally:
@@ -199,9 +214,10 @@ class EntryPack(Pack):
 
 def context_pack(ws: Workspace, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
                  session_id: str | None = None, delta: bool = True, confirm: bool = True,
-                 front: str | None = None) -> PackResult:
+                 front: str | None = None, answer_id: str | None = None,
+                 present: Sequence[str] | None = None) -> PackResult:
     """The entry symbol with code, its callees (and callers) breadth-first to *depth*, under *budget*.
-    *confirm*, *front*: as for `operations.read_file` (False: call `.commit()` after delivery)."""
+    *confirm*, *front*, *answer_id*, *present*: as for `diff_context`."""
     hints = hints_for(front)
     check_budget(budget, hints)
     if depth < 0:
@@ -216,12 +232,13 @@ def context_pack(ws: Workspace, entry: str, depth: int = DEFAULT_DEPTH, budget: 
                             code_ok=rel == "entry" or s.kind not in CLASS_LIKE) for s, rel, dd in found.values()]
         slices = sorted(slices, key=lambda s: (s.depth, RELEVANCE_ORDER[s.relevance], s.sym.path, s.sym.lines[0]))
         pack = EntryPack(slices, budget, start, hints)
-        final, commit = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path))
+        final, commit, answer = with_session(ws, sid, delta, pack.decide, lambda path: data_of(graph, path),
+                                             present=present, answer_id=answer_id)
         if confirm and commit is not None:
             commit()
         text = pack.text
         unchanged = [s.sym.id for s in final if s.mode == "unchanged"]
-        return PackResult({"v": 1, "entry": start.id, "depth": depth, "session_id": sid, "budget_used": count_tokens(text),
+        return PackResult({**_version(answer), "entry": start.id, "depth": depth, "session_id": sid, "budget_used": count_tokens(text),
                 "slices": [s.to_json() for s in final], "unchanged": unchanged, "unresolved": unresolved,
                 "cache_stats": cache_stats(final), "text": text}, None if confirm else commit)
     finally:

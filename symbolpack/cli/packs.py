@@ -50,6 +50,10 @@ def _session(args, ws) -> tuple[str | None, bool]:
     return session_id, session_id is not None
 
 
+def _present(args) -> list[str] | None:
+    return None if args.present is None else [i for i in args.present.split(",") if i.strip()]
+
+
 def cmd_context(args) -> int:
     from ..api.context import context_pack
 
@@ -57,7 +61,8 @@ def cmd_context(args) -> int:
     try:
         session_id, delta = _session(args, ws)
         result = context_pack(ws, args.entry, depth=args.depth, budget=args.budget, callers=args.callers,
-                              session_id=session_id, delta=delta, confirm=False, front=args.front)
+                              session_id=session_id, delta=delta, confirm=False, front=args.front,
+                              answer_id=args.answer_id, present=_present(args))
         return _emit(result, args.format, args.with_text)
     finally:
         ws.close()
@@ -70,7 +75,8 @@ def cmd_diff_context(args) -> int:
     try:
         session_id, delta = _session(args, ws)
         result = diff_context(ws, base=args.base, head=args.head, session_id=session_id,
-                              delta=delta, budget=args.budget, confirm=False, front=args.front)
+                              delta=delta, budget=args.budget, confirm=False, front=args.front,
+                              answer_id=args.answer_id, present=_present(args))
         return _emit(result, args.format, args.with_text)
     finally:
         ws.close()
@@ -84,6 +90,11 @@ def _common(p) -> None:
                         "(default: $SYMBOLPACK_SESSION_ID, then the agent process or terminal session; "
                         "none: no delta)")
     p.add_argument("--no-delta", action="store_true", help="neither read nor update the session")
+    p.add_argument("--answer-id", default=None, metavar="ID",
+                   help="keep this pack as an answer under ID (a host's tool-call id), for later --present sets")
+    p.add_argument("--present", default=None, metavar="IDS",
+                   help="comma-separated ids of the answers still in the model's context, oldest first: "
+                        "[UNCHANGED] stubs only for code they gave it ('' for none)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--with-text", action="store_true",
                    help="with --format json: also put the text rendering in the JSON (`text`)")

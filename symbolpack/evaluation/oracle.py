@@ -159,7 +159,8 @@ class ReadOracle:
 
     @classmethod
     def replay(cls, answers: Iterable[Mapping[str, Any] | OwnEdit]) -> ReadOracle:
-        """The copies a model holds after exactly *answers*, in order: what a host's
+        """The copies a model holds after exactly *answers* (read responses, context
+        packs, the model's own edits), in order: what a host's
         context still carries after a rewind, a fork, a compaction or cleared tool
         results. Each answer is read as the model reads it; what it leaned on that is
         not among *answers* gives the model nothing. Their own problems were judged
@@ -168,6 +169,9 @@ class ReadOracle:
         vouches for."""
         oracle = cls()
         for answer in answers:
+            if isinstance(answer, Mapping) and "slices" in answer and "mode" not in answer:
+                oracle.learn_pack(answer)
+                continue
             if isinstance(answer, OwnEdit):
                 if answer.old_count is None:
                     oracle.learn_all(answer.path, answer.new_lines)
@@ -243,6 +247,14 @@ class ReadOracle:
         for i, text in enumerate(lines):
             copy.held[start + i] = (text, None)
             copy.elided.discard(start + i)
+
+    def learn_pack(self, pack: Mapping[str, Any]) -> None:
+        """A context pack as the model reads it: each slice with code gives its lines,
+        numbered from the slice's first; stubs and signatures give no numbered lines."""
+        for piece in pack.get("slices") or ():
+            code, span = piece.get("code"), piece.get("lines")
+            if isinstance(code, str) and isinstance(span, list) and span and _is_int(span[0]):
+                self.learn(piece["path"], span[0], split_lines(code))
 
     def learn_all(self, path: str, lines: Sequence[str]) -> None:
         """The agent wrote the whole file (Write): the copy is exactly *lines*."""

@@ -466,16 +466,24 @@ class Pack:
 
 
 def with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable[[PackSlice], bool]], list[PackSlice]],
-                  data_of: Callable[[str], bytes | None], drop: Sequence[str] = ()):
+                  data_of: Callable[[str], bytes | None], drop: Sequence[str] = (),
+                  present: Sequence[str] | None = None, answer_id: str | None = None):
     """Run *fn(held)* inside the session lock, where *held(slice)* says whether the
     agent's copy holds that symbol's whole code exactly as it is now; then write
-    what the pack shows into the copy. Returns (slices, commit or None).
+    what the pack shows into the copy. Returns (slices, commit or None, answer or None).
     *drop*: paths whose copy the session forgets first (the old names of renamed
     files: a file later made under that name is read plainly, never against the
-    record of the file that moved away). Forgetting needs no delivery."""
+    record of the file that moved away). Forgetting needs no delivery.
+
+    *present* (the ids of the answers in the model's context, `reads/answers.py`):
+    the copy of each file is the fold of exactly those answers, as for a read. With
+    it, or with *answer_id*, the pack is kept as an answer of every file it shows
+    or vouches for (`answers.pack_effect`), under *answer_id* or a new id; *answer*
+    is then `{"answer_id"}`, plus `"leans_on"` (the present answers its stubs vouch
+    for) with *present*."""
     store = ws.store_or_none() if delta and session_id is not None else None
     if store is None:
-        return fn(lambda s: False), None
+        return fn(lambda s: False), None, None
     from ..engine.sources import split_text_lines
     from ..base.workspace import sha256_hex
 
@@ -494,12 +502,22 @@ def with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable
                 versions[path] = None if raw is None else (raw, sha256_hex(raw))
             return versions[path]
 
+        folds: dict = {}
+
+        def folded(path: str):
+            if path not in folds:
+                from ..reads.answers import fold, in_fold_order
+
+                folds[path] = fold(in_fold_order(present or (), store.answers(path)), load)
+            return folds[path]
+
         def held(s: PackSlice) -> bool:
             v = version(s.sym.path)
             if v is None:
                 return False
             a, b = s.sym.lines
-            return session.copy(s.sym.path).holds(a, b, v[1], s.lines, load)
+            copy = session.copy(s.sym.path) if present is None else folded(s.sym.path).copy
+            return copy.holds(a, b, v[1], s.lines, load)
 
         slices = fn(held)
         intent = session.new_intent(shared=True)
@@ -522,7 +540,35 @@ def with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable
                 continue
             record_pack_display(store, session, path, v[0], v[1], shown.get(path, []), intent,
                                 confirmed=confirmed.get(path, []), headers=headers.get(path, []))
-        return slices, ((lambda: store.commit(intent)) if shown else None)
+        answer = None
+        if present is not None or answer_id is not None:
+            answer = _keep_pack_answer(store, version, answer_id, shown, confirmed, headers,
+                                       folded if present is not None else None)
+        return slices, ((lambda: store.commit(intent)) if shown else None), answer
+
+
+def _keep_pack_answer(store: Store, version, answer_id: str | None, shown: dict, confirmed: dict, headers: dict,
+                      folded) -> dict:
+    """Keep the pack as an answer of each file it shows or vouches for (one id for all)."""
+    import time
+
+    from ..engine.sources import is_sensitive
+    from ..reads.answers import new_answer_id, pack_effect
+
+    ident = answer_id or new_answer_id()
+    seq = time.time_ns()
+    leans: dict[str, None] = {}
+    for path in sorted(set(shown) | set(confirmed) | set(headers)):
+        v = version(path)
+        if v is None or is_sensitive(path, store.settings.sensitive):
+            continue
+        effect = pack_effect(ident, v[1], shown.get(path, []), [*confirmed.get(path, []), *headers.get(path, [])],
+                             seq)
+        store.put_object(v[0], v[1])
+        store.add_answer(path, effect)
+        if folded is not None:
+            leans.update(dict.fromkeys(folded(path).leaned_on(effect)))
+    return {"answer_id": ident} if folded is None else {"answer_id": ident, "leans_on": list(leans)}
 
 
 def record_pack_display(store: Store, session: Session, rel: str, data: bytes, sha: str,

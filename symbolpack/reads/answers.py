@@ -183,6 +183,21 @@ def shown_effect(answer_id: str, sha: str, start: int, end: int, length: int | N
     return Effect(answer_id, sha, length, ((start, end, SHOW, None),) if end >= start else (), seq)
 
 
+def pack_effect(answer_id: str, sha: str, shown: Iterable[tuple[int, int]], kept: Iterable[tuple[int, int]],
+                seq: int) -> Effect:
+    """A context pack's effect on one file: *shown* spans of version *sha* verbatim and
+    numbered (code, windows); *kept* spans vouched for as the model holds them
+    (`[UNCHANGED]` stubs) or shown without numbers (signatures): a `keep` where they
+    stand, so only what the model holds with that text carries. Shown wins."""
+    kinds: dict[int, str] = {}
+    for a, b in kept:
+        kinds.update((n, KEEP) for n in range(a, b + 1))
+    for a, b in shown:
+        kinds.update((n, SHOW) for n in range(a, b + 1))
+    return Effect(answer_id, sha, None, _merged((n, n, kind, n if kind == KEEP else None)
+                                                for n, kind in sorted(kinds.items())), seq)
+
+
 def forget_effect(answer_id: str, start: int | None, end: int | None, seq: int) -> Effect:
     """A refresh: lines start..end (None: the whole file, stored as length 0) are
     unknown from then on."""

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from symbolpack.api.context import context_pack
 from symbolpack.api.operations import Workspace, read_file, refresh
 from symbolpack.evaluation.oracle import ReadOracle
 from symbolpack.reads.answers import fold, in_fold_order
@@ -52,7 +53,8 @@ host = st.one_of(
 # the model's own edit (Claude's Edit, pi's edit): a line it holds, replaced by 0-2 lines,
 # kept as an answer of its own (`own_edits.keep_own_edit`)
 own = st.tuples(st.just("own"), st.floats(0, 1), st.integers(0, 2))
-steps = st.lists(st.one_of(edit, read, read, host, host, own), min_size=3, max_size=30)
+pack = st.tuples(st.just("pack"), st.floats(0, 1), st.just(0))  # a context pack, kept as an answer
+steps = st.lists(st.one_of(edit, read, read, host, host, own, pack), min_size=3, max_size=30)
 
 
 def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
@@ -97,6 +99,17 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
                     own_edit(ws, path, context, where, arg, f"toolu_{calls}")
                     lines = path.read_text().split("\n")[:-1]
                     history.append(lines)
+                    continue
+                if op == "pack":
+                    syms = ws.symbols_of(path.name, path.read_bytes())
+                    if not syms:
+                        continue
+                    calls += 1
+                    pack = context_pack(ws, syms[int(where * (len(syms) - 1))].id, session_id=session,
+                                        answer_id=f"toolu_{calls}", present=[ident for ident, _ in context])
+                    judge_pack(context, pack, path)
+                    context.append((pack["answer_id"], pack))
+                    engine_claims_only_what_the_model_holds(ws, path.name, context)
                     continue
                 if op == "refresh":
                     refresh(ws, path, session)
@@ -194,6 +207,22 @@ def judge(context: list[tuple], response: dict, path: Path, request: dict, lines
         assert all(n in held for n in range(first, last + 1)), ("asked for, never given", response["text"][:500])
 
 
+def judge_pack(context: list[tuple], pack: dict, path: Path) -> None:
+    """A pack against the model's context: its code is the file's; each `[UNCHANGED]`
+    stub names code the present answers gave the model exactly as it is now."""
+    lines = path.read_text().split("\n")
+    held = ReadOracle.replay([item for _, item in context]).reconstruct(path.name)
+    spans = {piece["id"]: piece["lines"] for piece in pack["slices"]}
+    for piece in pack["slices"]:
+        if piece["code"] is not None:
+            a, b = piece["lines"]
+            assert piece["code"].split("\n")[:b - a + 1] == lines[a - 1:b], piece["id"]
+    for ident in pack["unchanged"]:
+        a, b = spans[ident]
+        assert all(held.get(n) == lines[n - 1] for n in range(a, b + 1)), (ident, "stub for code not held")
+    assert pack["v"] == 2 and set(pack["leans_on"]) <= {ident for ident, _ in context}
+
+
 # The case random generation rarely reaches: a marker given against one version stays
 # in the context while the answer that showed that version is cleared, and an older
 # version's answer is present (a keep must check the text it carries).
@@ -215,6 +244,9 @@ MARKER_WITHOUT_ITS_BASE = [("forced", 0.0, 0), ("replace", 0.05, "zz"), ("full",
 # moves and length were that copy's (found by this property: [UNCHANGED] at the old length)
 @example([("full", 0.0, 0), ("truncate", 0.5, 0), ("full", 0.0, 0), ("own", 0.0, 0), ("drop", 0.99, 1),
           ("full", 0.0, 0)], 0, 3)
+# a pack's [UNCHANGED] stub whose base read is then cleared: the stub alone gives the
+# model no code (a stub kept as shown code would let the next read vouch for it)
+@example([("forced", 0.0, 0), ("pack", 0.5, 0), ("drop", 0.99, 1), ("full", 0.0, 0)], 0, 3)
 def test_answers_lean_only_on_what_the_present_answers_gave_the_model(steps_, seed, min_lines):
     run(steps_, ".py", seed, min_lines)
 
