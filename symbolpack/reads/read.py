@@ -574,7 +574,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
 # lines shown around a change inside a changed symbol. None: the agent holds the lines
 # around it at numbered places (a delta keeps them `unchanged`), so repeating them
 # tells it nothing; the symbol's header line orients it. (2 cost 0.3-1.5% more on six
-# replayed histories, four of them never tuned on, and a tenth more on the real
+# replayed histories (two never tuned on: click, mini-redis) and a tenth more on the real
 # Claude Code scenario.)
 _WINDOW_CONTEXT = 0
 
