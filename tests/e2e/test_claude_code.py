@@ -356,7 +356,7 @@ def test_claude_code_with_symbolpack_answers_only_from_what_the_model_holds(clau
         print("\nRead tokens the model received (drill-ins +%d per round trip):" % ROUND_TRIP_TOKENS)
         for kind, (a_, b_) in by_kind.items():
             print(f"  {kind:<7} symbolpack {a_:6d}  plain {b_:6d}  {a_ / b_ if b_ else float('nan'):.2f}x")
-        print(f"  overall symbolpack {ours:6d}  plain {theirs:6d}  {ours / theirs:.2f}x; "
+        print(f"  overall symbolpack {ours:6d}  plain {theirs:6d}  {ours / theirs:.3f}x; "
               f"{errors} of {answers} Read results reached the model as errors")
         assert ours < theirs
     finally:
