@@ -494,13 +494,51 @@ def _innermost(total: int, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice |
     return owner
 
 
-def _align(old: Sequence, new: Sequence[str], ops) -> tuple[list[int | None], set[int]]:
+def _slid(ops, old: Sequence, new: Sequence[str], known: Sequence[bool]) -> list[list]:
+    """*ops* (`linediff.opcodes` of the copy's text, 1-based in *old*, against *new*)
+    with ties broken toward the copy's own numbers. A block the copy loses (or the file
+    gains) between two equal runs may sit a line earlier or later with the same texts
+    (its last line equals the line before it, or its first the line after): it goes
+    to the end of the run that keeps the agent's numbers. After a line inserted on top
+    left the agent holding one line at two numbers, the line it holds at its true
+    number stays in place, instead of being called moved (its symbol changed)."""
+    out = [list(op) for op in ops]
+
+    def same(seq_old: bool, a: int, b: int) -> bool:  # 0-based positions of one side
+        if seq_old:
+            return old[a + 1] is not None and old[a + 1] == old[b + 1] and known[a + 1] == known[b + 1]
+        return new[a] == new[b]
+
+    for k in range(1, len(out) - 1):
+        before, op, after = out[k - 1], out[k], out[k + 1]
+        if before[0] != "equal" or after[0] != "equal" or op[0] not in ("delete", "insert"):
+            continue
+        on_old = op[0] == "delete"
+        lo, hi = (1, 2) if on_old else (3, 4)  # the block's ends in the op
+        if after[3] - after[1] == 0:  # the run after keeps its numbers: the block goes up
+            while before[2] > before[1] and same(on_old, op[lo] - 1, op[hi] - 1):
+                before[2], before[4] = before[2] - 1, before[4] - 1
+                after[1], after[3] = after[1] - 1, after[3] - 1
+                op[1], op[2], op[3], op[4] = op[1] - 1, op[2] - 1, op[3] - 1, op[4] - 1
+        elif before[3] - before[1] == 0:  # the run before does: the block goes down
+            while after[2] > after[1] and same(on_old, op[lo], op[hi]):
+                before[2], before[4] = before[2] + 1, before[4] + 1
+                after[1], after[3] = after[1] + 1, after[3] + 1
+                op[1], op[2], op[3], op[4] = op[1] + 1, op[2] + 1, op[3] + 1, op[4] + 1
+    return [op for op in out if op[0] != "equal" or op[2] > op[1]]
+
+
+def _align(old: Sequence, new: Sequence[str], ops, known: Sequence[bool] | None = None
+           ) -> tuple[list[int | None], set[int]]:
     """new line -> old line with identical text (1-based), by the opcodes *ops* of the
-    copy's text (gaps are None: equal to nothing) against *new*; and the new lines that
+    copy's text (gaps are None: equal to nothing) against *new* (ties broken toward the
+    agent's numbers, `_slid`, when *known* is given); and the new lines that
     stand one for one where the copy has gaps (text unknown to us: they are shown, but
     they do not make their symbol "changed")."""
     mapped: list[int | None] = [None] * (len(new) + 1)
     in_gaps: set[int] = set()
+    if known is not None:
+        ops = _slid(ops, old, new, known)
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             mapped[j1 + 1:j2 + 1] = range(i1 + 1, i2 + 1)
@@ -531,7 +569,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
 
     new = current.lines
     total = len(new)
-    mapped, in_gaps = _align(old, new, ops)
+    mapped, in_gaps = _align(old, new, ops, known)
     owner = _innermost(total, current.symbols or ())
     points = _change_points(mapped, in_gaps, total)
     # a changed line changes its symbol; lines removed between two change both neighbours'

@@ -387,3 +387,19 @@ def test_a_body_the_copy_has_no_record_of_is_shown_not_named():
     r = agent.read(cur, ReadRequest("m.py", offset=1, limit=100000))
     assert not [s for s in r["segments"] if s["kind"] == "elided"]
     assert all(f"{n:>6}\t{lines[n - 1]}" in r["text"] for n in range(f1.body[0], len(lines) + 1))
+
+
+def test_a_line_held_at_two_numbers_keeps_the_one_at_its_true_number():
+    """A line inserted on top (the agent was not told), then a range read of f1: the
+    agent holds `def f1(x):` at 27 (stale) and at 28 (true). Of the two equally long
+    alignments, the one that keeps the agent's lines 28-37 at their numbers wins: the
+    stale 27 is the line corrected, and f1's lines are not called moved."""
+    v0 = py_lines()
+    agent = Agent(ReadPolicy(diff_max_hunks=0))
+    agent.read(current(v0), ReadRequest("m.py", offset=1, limit=len(v0)))
+    v1 = ["# top"] + v0
+    agent.read(current(v1), ReadRequest("m.py", offset=28, limit=10))
+    r = agent.read(current(v1))
+    assert r["text"].splitlines()[1:] == ["     1\t# top", "... 2-27 unchanged (your 1-26)", "    28\tdef f1(x):",
+                                         "... 29-37 unchanged", "    38\t    y8 = x + 8",
+                                         "... 39-99 unchanged (your 38-98)"]
