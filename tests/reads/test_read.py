@@ -403,3 +403,29 @@ def test_a_line_held_at_two_numbers_keeps_the_one_at_its_true_number():
     assert r["text"].splitlines()[1:] == ["     1\t# top", "... 2-27 unchanged (your 1-26)", "    28\tdef f1(x):",
                                          "... 29-37 unchanged", "    38\t    y8 = x + 8",
                                          "... 39-99 unchanged (your 38-98)"]
+
+
+def test_alignment_ties_slide_toward_the_run_that_keeps_its_numbers():
+    from symbolpack.reads.read import _slid
+
+    # the copy holds "a" at 1 and 2 (a stale duplicate), the file has "x" on top: deleting
+    # the copy's line 2 or line 1 is the same text; the run after keeps its numbers
+    old, new = [None, "a", "a", "b", "c"], ["x", "a", "b", "c"]
+    known = [False, True, True, True, True]
+    ops = [("insert", 0, 0, 0, 1), ("equal", 0, 1, 1, 2), ("delete", 1, 2, 2, 2), ("equal", 2, 4, 2, 4)]
+    assert _slid(ops, old, new, known) == [["insert", 0, 0, 0, 1], ["delete", 0, 1, 1, 1], ["equal", 1, 4, 1, 4]]
+    # the file gains "q" next to an equal "q": the run before keeps its numbers, so the
+    # added line is the later one
+    old, new = [None, "p", "q", "r"], ["p", "q", "q", "r"]
+    ops = [("equal", 0, 1, 0, 1), ("insert", 1, 1, 1, 2), ("equal", 1, 3, 2, 4)]
+    assert _slid(ops, old, new, [False, True, True, True]) == [["equal", 0, 2, 0, 2], ["insert", 2, 2, 2, 3],
+                                                              ["equal", 2, 3, 3, 4]]
+    # neither run keeps its numbers (a line added on top too), or the lines are gaps
+    # (unknown text) or held differently (one elided): nothing moves
+    shifted = [("insert", 0, 0, 0, 1), ("equal", 0, 2, 1, 3), ("insert", 2, 2, 3, 4), ("equal", 2, 3, 4, 5)]
+    assert _slid(shifted, [None, "p", "q", "r"], ["z", "p", "q", "q", "r"], [False, True, True, True]) == \
+        [list(op) for op in shifted]
+    gaps = [("insert", 0, 0, 0, 1), ("equal", 0, 1, 1, 2), ("delete", 1, 2, 2, 2), ("equal", 2, 4, 2, 4)]
+    assert _slid(gaps, [None, None, None, "b", "c"], ["x", "a", "b", "c"], known) == [list(op) for op in gaps]
+    assert _slid(gaps, [None, "a", "a", "b", "c"], ["x", "a", "b", "c"], [False, True, False, True, True]) == \
+        [list(op) for op in gaps]
