@@ -138,6 +138,11 @@ def _workspace(path=None):
     return Workspace(root, load_settings(root))
 
 
+def present_ids(text: str | None) -> list[str] | None:
+    """`--present IDS`: the comma-separated answer ids ('' for none); None without the option."""
+    return None if text is None else [i for i in text.split(",") if i.strip()]
+
+
 def _session_id(args, ws) -> str | None:
     """The session of this command (see session_id.py), or None: no session, so a
     read is a plain read that records nothing."""
@@ -161,7 +166,7 @@ def cmd_read(args) -> int:
         raise _user_error("--elide-min-lines must be at least 1")
     policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
     try:
-        present = None if args.present is None else [i for i in args.present.split(",") if i.strip()]
+        present = present_ids(args.present)
         result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit, symbol=args.symbol,
                            force_full=args.full, policy=policy, confirm=False, answer_id=args.answer_id,
                            present=present, front=args.front)
@@ -336,8 +341,8 @@ def _session_edit(args) -> int:
         store = ws.store_or_none()
         if store is None:
             raise _user_error("no usable state dir: the edit is not kept")
-        present = [i for i in args.present.split(",") if i.strip()]
-        rel = record_own_edit(store, ws.root_dir, path, args.answer_id, present, ws.settings.sensitive, edits,
+        rel = record_own_edit(store, ws.root_dir, path, args.answer_id, present_ids(args.present) or [],
+                              ws.settings.sensitive, edits,
                               written, args.together)
     finally:
         ws.close()

@@ -50,19 +50,16 @@ def _session(args, ws) -> tuple[str | None, bool]:
     return session_id, session_id is not None
 
 
-def _present(args) -> list[str] | None:
-    return None if args.present is None else [i for i in args.present.split(",") if i.strip()]
-
-
 def cmd_context(args) -> int:
     from ..api.context import context_pack
+    from . import present_ids
 
     ws = _workspace()
     try:
         session_id, delta = _session(args, ws)
         result = context_pack(ws, args.entry, depth=args.depth, budget=args.budget, callers=args.callers,
                               session_id=session_id, delta=delta, confirm=False, front=args.front,
-                              answer_id=args.answer_id, present=_present(args))
+                              answer_id=args.answer_id, present=present_ids(args.present))
         return _emit(result, args.format, args.with_text)
     finally:
         ws.close()
@@ -70,13 +67,14 @@ def cmd_context(args) -> int:
 
 def cmd_diff_context(args) -> int:
     from ..api.context import diff_context
+    from . import present_ids
 
     ws = _workspace()
     try:
         session_id, delta = _session(args, ws)
         result = diff_context(ws, base=args.base, head=args.head, session_id=session_id,
                               delta=delta, budget=args.budget, confirm=False, front=args.front,
-                              answer_id=args.answer_id, present=_present(args))
+                              answer_id=args.answer_id, present=present_ids(args.present))
         return _emit(result, args.format, args.with_text)
     finally:
         ws.close()

@@ -20,8 +20,9 @@ what came before it:
 `fold(effects, load)` replays an ordered set of effects from nothing. A `keep`
 carries the earlier belief only where the model held a line there and its text
 is the text the answer vouched for (a line it holds elided stays elided, at the
-answer's version: the answer named any change behind the marker); anywhere else (the answer it leaned on is not
-in the context, or said something else) the line is unknown. So an answer whose
+answer's version: the answer named any change behind the marker); anywhere else
+(the answer it leaned on is not in the context, or said something else) the line
+is unknown. So an answer whose
 base is absent counts for nothing beyond what its own text shows, and a copy
 built this way never holds a line the context does not prove. Each line keeps
 the id of the answer that last set it (`Folded.source`), which is what a new
@@ -311,12 +312,11 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
                 else:  # keep, or a move to another line: a cell names its version's line n, so the text must agree
                     m = arg + (n - a)
                     held = cells[m] if m < len(cells) else None
-                    if kind == KEEP and held is not None and held[1] is not None and effect.sha is not None:
-                        # a marker the model holds, vouched for as still elided: what is behind it
-                        # now is this answer's version (a change there was named, not shown)
-                        new_cells[n], new_source[n] = (effect.sha, held[1]), source[m]
-                    elif (held is not None and effect.sha is not None
-                            and (held[0] == effect.sha and m == n or text(held[0], m) == text(effect.sha, n)
+                    # (a marker the model holds, kept, stays one: what is behind it now is this
+                    # answer's version, which named any change there)
+                    if (held is not None and effect.sha is not None
+                            and (kind == KEEP and held[1] is not None
+                                 or held[0] == effect.sha and m == n or text(held[0], m) == text(effect.sha, n)
                                  and text(effect.sha, n) is not None)):
                         new_cells[n], new_source[n] = (effect.sha, held[1]), source[m]
                     else:

@@ -528,18 +528,15 @@ def _slid(ops, old: Sequence, new: Sequence[str], known: Sequence[bool]) -> list
     return [op for op in out if op[0] != "equal" or op[2] > op[1]]
 
 
-def _align(old: Sequence, new: Sequence[str], ops, known: Sequence[bool] | None = None
-           ) -> tuple[list[int | None], set[int]]:
+def _align(old: Sequence, new: Sequence[str], ops, known: Sequence[bool]) -> tuple[list[int | None], set[int]]:
     """new line -> old line with identical text (1-based), by the opcodes *ops* of the
     copy's text (gaps are None: equal to nothing) against *new* (ties broken toward the
-    agent's numbers, `_slid`, when *known* is given); and the new lines that
+    agent's numbers, `_slid`; *known*: the copy's lines it holds); and the new lines that
     stand one for one where the copy has gaps (text unknown to us: they are shown, but
     they do not make their symbol "changed")."""
     mapped: list[int | None] = [None] * (len(new) + 1)
     in_gaps: set[int] = set()
-    if known is not None:
-        ops = _slid(ops, old, new, known)
-    for tag, i1, i2, j1, j2 in ops:
+    for tag, i1, i2, j1, j2 in _slid(ops, old, new, known):
         if tag == "equal":
             mapped[j1 + 1:j2 + 1] = range(i1 + 1, i2 + 1)
         elif tag == "replace" and i2 - i1 == j2 - j1 and all(old[i + 1] is None for i in range(i1, i2)):
@@ -609,7 +606,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     return ReadOutcome(response, _copy_after(copy, current, segments), None), only_unseen
 
 
-# lines shown around a change inside a changed symbol. None: the agent holds the lines
+# lines shown around a change inside a changed symbol: none. The agent holds the lines
 # around it at numbered places (a delta keeps them `unchanged`), so repeating them
 # tells it nothing; the symbol's header line orients it. (2 cost 0.3-1.5% more on six
 # replayed histories (two never tuned on: click, mini-redis) and a tenth more on the real
