@@ -471,6 +471,7 @@ def _extension(module: str, function: str):
 # Commands that live in their own modules: (registrar, the command names it adds).
 _EXTENSIONS: list = [
     (_extension("..evaluation.command", "add_eval_parser"), {"eval"}),
+    (_extension("..evaluation.agentab.command", "add_ab_parser"), {"ab"}),
     (_extension(".packs", "add_context_parsers"), {"context", "diff-context"}),
     (_extension("..integrations.commands", "add_integration_parsers"),
      {"mcp", "hook", "chibi", "install", "uninstall", "doctor"}),

