@@ -17,12 +17,21 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
+# The fixtures are small files, and their skeletons are what most tests are about: every
+# process the tests start (module-scoped fixtures' too) reads files over 400 tokens as
+# skeletons. The default (files under 1,500 tokens read whole) has tests of its own that
+# pass their own settings.
+SMALL_FILE_TOKENS = "400"
+os.environ["SYMBOLPACK_SMALL_FILE_TOKENS"] = SMALL_FILE_TOKENS
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch, tmp_path_factory):
     for var in ("SYMBOLPACK_DIR", "SYMBOLPACK_SESSION_ID"):
         monkeypatch.delenv(var, raising=False)
     # state of directories outside any repository goes here, never to the real ~/.local/state
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+    monkeypatch.setenv("SYMBOLPACK_SMALL_FILE_TOKENS", SMALL_FILE_TOKENS)
 
 
 @pytest.fixture

@@ -61,7 +61,9 @@ def main():
     print(cart.total())
     print(unknown_thing(cart))
 '''
-TESTS = "from src.cart import Cart\n\n\ndef test_total():\n    assert Cart().total() == 0\n"
+TESTS = "from src.cart import Cart\n\n\ndef test_total():\n    assert Cart().total() == 0\n" + "".join(
+    f"\n\ndef test_add_{k}():\n    cart = Cart()\n    cart.add('item-{k}', qty={k})\n    assert cart.total() >= 0\n"
+    for k in range(6))  # long enough that a re-read's marker costs less than the file
 
 
 def load(name: str) -> dict:
@@ -79,6 +81,7 @@ def validator(name: str):
 
 def env() -> dict:
     out = {k: v for k, v in os.environ.items() if not k.startswith("SYMBOLPACK_")}
+    out["SYMBOLPACK_SMALL_FILE_TOKENS"] = "400"  # the fixtures' skeletons (conftest.SMALL_FILE_TOKENS)
     out["PYTHONPATH"] = os.pathsep.join([str(ROOT), out.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     return out
 

@@ -184,8 +184,12 @@ def read_file(
     answer_id: str | None = None,
     present: Sequence[str] | None = None,
     front: str | None = None,
+    capped: bool = False,
 ) -> ReadResult:
     """Answer one read for *session_id* and update the agent's copy.
+
+    *capped*: *offset*/*limit* are the host's cap on a whole-file read (Claude's Read
+    shows 2,000 lines), not a range the model asked for (`ReadRequest.capped`).
 
     *present*: the ids of the answers still in the model's context, in the order
     the host holds them (`reads/answers.py`). The answer is then computed against
@@ -221,6 +225,7 @@ def read_file(
         finally:
             other.close()
 
+    policy = policy._replace(small_file_tokens=ws.settings.small_file_tokens)
     lines = split_text_lines(source.text)
     current = Current(source.sha256, lines, lambda: ws.symbols_of(source.rel, source.data), source.diffable)
     target_symbol = None
@@ -232,7 +237,7 @@ def read_file(
             raise UsageError(f"no symbols in {source.rel} (no parser handles it); "
                              f"use {hints.option('offset')}/{hints.option('limit')}")
         target_symbol = resolve(symbol, syms, where=source.rel)
-    request = ReadRequest(source.rel, offset, limit, target_symbol, force_full, hints=hints)
+    request = ReadRequest(source.rel, offset, limit, target_symbol, force_full, hints=hints, capped=capped)
 
     store = ws.store_or_none() if record and session_id is not None else None
     if store is None or session_id is None:
@@ -251,8 +256,12 @@ def read_file(
         if present is not None:
             from ..reads.answers import fold, in_fold_order
 
-            folded = fold(in_fold_order(present, store.answers(source.rel)), load)
+            chosen = in_fold_order(present, store.answers(source.rel))
+            folded = fold(chosen, load)
             copy = folded.copy
+            own = _own_edit_runs(folded.source, {e.id for e in chosen if e.base is not None})
+            if own:
+                request = request._replace(own_edits=own)
         else:
             copy = session.copy(source.rel)
         current.know_full_tokens(session.full_tokens(source.rel, source.sha256))
@@ -300,6 +309,18 @@ def read_file(
     if confirm:
         result.commit()
     return result
+
+
+def _own_edit_runs(source: Sequence[str | None], edit_ids: set[str]) -> tuple[tuple[int, int], ...]:
+    """Runs of copy lines last set by one of the model's own edits (*edit_ids*)."""
+    runs: list[tuple[int, int]] = []
+    for n in range(1, len(source)):
+        if source[n] in edit_ids:
+            if runs and runs[-1][1] == n - 1:
+                runs[-1] = (runs[-1][0], n)
+            else:
+                runs.append((n, n))
+    return tuple(runs)
 
 
 def _home_of(ws: Workspace, source: Source) -> str | None:

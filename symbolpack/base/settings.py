@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_ENTRIES = 10_000
 DEFAULT_TTL_SECONDS = 7 * 24 * 3600
+# a first whole-file read of a file under this many tokens is the file, not a skeleton:
+# measured with real agents (`tldrs ab`), a skeleton of a small file cost a drill-in call
+# that re-sends the whole context, more than the lines it saved
+DEFAULT_SMALL_FILE_TOKENS = 1500
 LOG_LEVELS = ("warning", "debug")
 
 
@@ -73,6 +77,8 @@ FIELDS: tuple[Field, ...] = (
           "directories `tldrs mcp`'s tools may read besides the workspace (the client's roots, else the "
           "project); `/` allows every path (separated by `:` in the environment, a list in pyproject.toml, "
           "relative to the project root there)"),
+    Field("small_file_tokens", "SYMBOLPACK_SMALL_FILE_TOKENS", True, "int", DEFAULT_SMALL_FILE_TOKENS,
+          "a first whole-file read of a file under this many tokens shows it whole, not as a skeleton"),
 )
 _BY_NAME = {f.name: f for f in FIELDS}
 
@@ -91,14 +97,16 @@ class Settings:
     log: str
     tldrs: str | None
     mcp_allow_dirs: tuple[str, ...]
+    small_file_tokens: int
 
     def __init__(self, *, state_dir: str | None = None, session_id: str | None = None,
                  sensitive: tuple[str, ...] = (), max_entries: int = DEFAULT_MAX_ENTRIES,
                  ttl_seconds: int = DEFAULT_TTL_SECONDS, debug: bool = False, log: str = "warning",
-                 tldrs: str | None = None, mcp_allow_dirs: tuple[str, ...] = ()) -> None:
+                 tldrs: str | None = None, mcp_allow_dirs: tuple[str, ...] = (),
+                 small_file_tokens: int = DEFAULT_SMALL_FILE_TOKENS) -> None:
         values = {"state_dir": state_dir, "session_id": session_id, "sensitive": tuple(sensitive),
                   "max_entries": max_entries, "ttl_seconds": ttl_seconds, "debug": debug, "log": log,
-                  "tldrs": tldrs, "mcp_allow_dirs": tuple(mcp_allow_dirs)}
+                  "tldrs": tldrs, "mcp_allow_dirs": tuple(mcp_allow_dirs), "small_file_tokens": small_file_tokens}
         for name, value in values.items():
             object.__setattr__(self, name, value)
 

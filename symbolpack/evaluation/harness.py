@@ -229,14 +229,15 @@ class EvalSession:
         if not isinstance(response, Mapping):
             self.other_failures.append(f"{where}: response is not a JSON object")
             return None
-        failures = [f"{where}: {p}" for p in self.oracle.apply(response)]
         raw_path, raw_text = response.get("path"), response.get("text")
         path = raw_path if isinstance(raw_path, str) else rel
+        known_before = self.oracle.reconstruct(path)  # what the agent held before this answer
+        failures = [f"{where}: {p}" for p in self.oracle.apply(response)]
         mode = str(response.get("mode"))
         text = raw_text if isinstance(raw_text, str) else ""
         tokens = count_tokens(text)
         lines = self.file_lines(path)
-        reference_held = False
+        reference_held = held = False
         if mode == "passthrough" or lines is None:
             native = reference = tokens  # nothing to compare: every policy says "not shown"
         else:
@@ -247,6 +248,7 @@ class EvalSession:
             native = native_cost(lines, scope)
             reference = self.reference.cost(path, lines, scope)
             reference_held = self.reference.last_held
+            held = scope is not None and all(known_before.get(n) == lines[n - 1] for n in range(scope[0], scope[1] + 1))
             if scope is None and mode in ("full", "skeleton", "delta"):
                 self._elided[path] = [(s["start"], s["end"], s.get("symbol"))
                                       for s in response.get("segments") or () if s.get("kind") == "elided"]
@@ -258,7 +260,7 @@ class EvalSession:
         if category in (FIRST, REREAD):
             self._fully_read.add(path)
         self.records.append(ReadRecord(self.turn, path, category, described, mode, tokens, native, reference,
-                                       latency, failures, reference_held))
+                                       latency, failures, reference_held, held))
         if path in self.recent:
             self.recent.remove(path)
         self.recent.append(path)

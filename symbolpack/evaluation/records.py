@@ -24,6 +24,7 @@ class ReadRecord:
     latency_ms: float
     failures: list[str] = field(default_factory=list)
     reference_held: bool = False  # the diff-only reference already held exactly these lines
+    held: bool = False  # symbolpack's agent already held exactly these lines (the oracle's copy)
 
 
 @dataclass

@@ -65,7 +65,7 @@ def charge(record: ReadRecord) -> tuple[int, int, int, int]:
 
     A drill-in costs a policy one round trip (ROUND_TRIP_TOKENS) on top of its tokens
     when that policy's agent would need the call: when it does not already hold exactly
-    those lines (for symbolpack: its answer is not `[UNCHANGED]`). It sends whole files on
+    those lines (for symbolpack: the oracle's copy held them before the answer). It sends whole files on
     first reads, so it never has to open a hidden body; a drill-in into lines it holds is a
     call its agent would not make, which costs it nothing (not even the marker it is
     otherwise priced at). Other reads (first reads, re-reads, ranges) are calls every
@@ -73,9 +73,10 @@ def charge(record: ReadRecord) -> tuple[int, int, int, int]:
     """
     if record.category != DRILL:
         return 0, 0, record.tokens, record.reference
-    # the same rule for both policies: a drill-in into lines the agent already holds
-    # (symbolpack answers [UNCHANGED]) is a call that agent would not make
-    ours = (0, 0) if record.mode == "unchanged" else (1, record.tokens + ROUND_TRIP_TOKENS)
+    # the same rule for both policies: a drill-in into lines the agent already holds is a
+    # call that agent would not make (symbolpack answers it with the lines all the same:
+    # a real model asks again for what it holds only when it wants to see it)
+    ours = (0, 0) if record.mode == "unchanged" or record.held else (1, record.tokens + ROUND_TRIP_TOKENS)
     theirs = (0, 0) if record.reference_held else (1, record.reference + ROUND_TRIP_TOKENS)
     return ours[0], theirs[0], ours[1], theirs[1]
 

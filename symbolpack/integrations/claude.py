@@ -337,7 +337,7 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
         # no skeletons here: the native tool shows plain text, and so do we
         result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit,
                            policy=ReadPolicy(skeleton_max_share=0.0), confirm=False, answer_id=_tool_use_id(req),
-                           front="claude")
+                           front="claude", capped=_capped(req, offset))
         after.append(result.commit)  # a plain answer is what the native tool shows: it is delivered too
         response = result.response
         mode = response["mode"]
@@ -435,7 +435,7 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
     # a skeleton only for a whole-file read, delivered by claude-post-read in place of the native output
     policy = ReadPolicy() if whole else ReadPolicy(skeleton_max_share=0.0)
     result = read_file(ws, req.path, req.session_id, offset=offset, limit=limit, policy=policy, confirm=False,
-                       answer_id=tool_use_id, present=present, front="claude")
+                       answer_id=tool_use_id, present=present, front="claude", capped=_capped(req, offset))
     after.append(result.commit)
     response = result.response
     mode = response["mode"]
@@ -461,6 +461,12 @@ def _pre_read_present(req: HookRequest, ws, store, rel: str, offset, limit, pres
                                 "native_start": first, "total": response["total_lines"],
                                 "sha256": response["sha256"], "context": context})
     return None
+
+
+def _capped(req: HookRequest, offset) -> bool:
+    """Is the native scope Read's 2,000-line cap on a whole-file read (the model gave
+    neither offset nor limit)? Then it is answered as a whole-file read, not an asked range."""
+    return offset is not None and req.tool_input.get("offset") is None and req.tool_input.get("limit") is None
 
 
 def _file_lines(path: str) -> list[str] | None:

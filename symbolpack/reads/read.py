@@ -45,7 +45,7 @@ FULL = "full"
 class ReadPolicy(namedtuple("ReadPolicy", [
     "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
     "diff_max_hunks", "diff_max_changed_share", "truncation_share", "skeleton_target_share",
-], defaults=[3, 400, 0.85, 1.0, 8, 0.5, 0.5, 0.25])):
+], defaults=[3, 1500, 0.85, 1.0, 8, 0.5, 0.5, 0.25])):  # small_file_tokens: Settings.small_file_tokens
     """Thresholds of the read policy: a skeleton aims at `skeleton_target_share` of a
     plain read and hides no run shorter than `elide_min_lines`; read
     files under `small_file_tokens` whole; a skeleton must cost at most
@@ -56,13 +56,19 @@ class ReadPolicy(namedtuple("ReadPolicy", [
     __slots__ = ()
 
 
-class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told", "hints"],
-                             defaults=[None, None, None, False, (), CLI])):
+class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told", "hints",
+                                             "own_edits", "capped"],
+                             defaults=[None, None, None, False, (), CLI, (), False])):
     """One read: a path, an optional range or resolved drill-in symbol, and --full.
     *told*: the modes this session was already answered with ("skeleton", "delta"):
     their first answer explained the markers; later ones say only what they are
     (a convention is explained once per session, not in every answer).
-    *hints*: the words of the front end the answer goes to (`reads/hints.py`)."""
+    *hints*: the words of the front end the answer goes to (`reads/hints.py`).
+    *own_edits*: runs (start, end) of the copy that the model's own edits wrote and
+    no answer has shown since: a whole-file re-read shows them (real models read an
+    `[UNCHANGED]` after their edit as "my edit was not applied").
+    *capped*: the range is the host's cap on a whole-file read (Claude's Read shows
+    lines 1-2000 of a longer file), not lines the model asked for."""
 
     __slots__ = ()
 
@@ -194,6 +200,8 @@ def decide(
         # the agent asked for every line and some are not in its copy: send them all
         outcome = _plain(request, current, None, copy)
     elif scope is None:
+        for start, end in request.own_edits:
+            copy = copy.forgotten(start, end)
         outcome = _full_scope(request, current, copy, load, policy, plain_only, names_before)
     else:
         outcome = _range_scope(request, current, scope, copy, load, plain_only)
@@ -242,7 +250,14 @@ def _plain(request, current, scope, copy: AgentCopy, fallback: str | None = None
 
 
 def _unchanged(request, current, copy: AgentCopy, note: str = "") -> ReadOutcome:
-    text = f"[UNCHANGED] {request.path}" + (f".{note}" if note else "")  # <= 12 tokens: the commonest answer
+    """The copy stands. Said in words a model takes at face value (what the marker
+    vouches for, not a bare tag); a change behind a body it was told is elided heads
+    the answer `[CHANGED]`, never `[UNCHANGED]`."""
+    if note:
+        text = (f"[CHANGED] {request.path}: only inside code you have not read (still elided): {note}."
+                " Every line you were shown is unchanged.")
+    else:
+        text = f"[UNCHANGED] {request.path}: exactly as you already have it from your earlier reads."
     response = _response(request, current, "unchanged", text, None, None, current.full_tokens())
     return ReadOutcome(response, copy, None)
 
@@ -273,9 +288,13 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
         return _plain(request, current, None, copy, "truncated")
     if not any(known):
         return _plain(request, current, None, copy, "baseline" if copy.runs else None)
-    # a diff's old side is the copy: every line of it known to us, none past its length
-    diff_possible = upto == copy.length and all(t is not None for t in old[1:])
-    if not diff_possible and current.symbols is None:
+    # a diff's old side is the copy: every line of it known to us, none past its length,
+    # and none the model was only told is elided (a diff's context and removed lines would
+    # show it text of a copy it never saw: real models then doubted the diff)
+    diff_possible = upto == copy.length and all(t is not None for t in old[1:]) and all(known[1:upto + 1])
+    # a delta needs a parser, or only the lines of the model's own edit to show (line by line)
+    delta_possible = current.symbols is not None or bool(request.own_edits)
+    if not diff_possible and not delta_possible:
         return _plain(request, current, None, copy, "mixed")  # no diff starts from it, no parser gives a delta
     full_tokens = current.full_tokens()
     candidates: list[ReadOutcome] = []
@@ -287,7 +306,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
         diff = unified_diff(old[1:], lines, ops=ops)
         if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
             candidates.append(_diff_outcome(request, current, copy, upto, known, diff))
-    if current.symbols is not None:
+    if delta_possible:
         removed = _removed(old, current, names_before)
         delta, only_unseen = _delta(request, current, copy, old, known, removed, ops)
         if only_unseen:
@@ -426,51 +445,26 @@ def _copy_after(copy: AgentCopy, current: Current, segments) -> AgentCopy:
 
 
 def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> ReadOutcome:
-    from .views import numbered_tokens
+    """A range or a drill-in is answered with every line it asks for, as the file is now.
 
+    Measured with real models (`tldrs ab`): an asked-for range answered
+    `[UNCHANGED]`, or with `unchanged` holes for lines the copy holds, was read as
+    "missing" -- the model fetched the text again with grep, and a call re-sends
+    the whole context, which costs more than the lines saved. A model re-reads a
+    range to see it near its next step (an edit's exact text, its own edit's
+    result), so the answer is the lines; the copy still learns them.
+
+    A range the model did not ask for (*capped*: a host's cap on a whole-file read)
+    is a whole-file read to it: held as it is, it is `[UNCHANGED]` like one."""
     start, end = scope
-    if plain_only:
-        return _plain(request, current, scope, copy, "forced")
-    if not copy.holds(start, end, current.sha256, current.lines, load):
-        if copy.uncertain(start, end):
-            return _plain(request, current, scope, copy, "pending")
-        return _range_with_held(request, current, scope, copy, load)
-    text = f"[UNCHANGED] {request.path}:{start}-{end}"
-    full_tokens = numbered_tokens(current.lines, start, end)
-    response = _response(request, current, "unchanged", text, scope, None, full_tokens)
-    return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
+    if request.capped and not plain_only and copy.holds(start, end, current.sha256, current.lines, load):
+        from .views import numbered_tokens
 
-
-def _range_with_held(request, current, scope, copy: AgentCopy, load) -> ReadOutcome:
-    """A range the agent holds part of (a drill-in under a signature it was shown, a
-    range across a skeleton): runs it holds as they are, where a marker costs less
-    than the lines, are `unchanged`; the rest is shown. Plain when nothing folds."""
-    from .views import Segment, numbered_tokens, render_segments, unchanged_marker
-
-    start, end = scope
-    plain = _plain(request, current, scope, copy)
-    if not copy.runs:
-        return plain
-    held = _held_mask(copy, current, load)
-    segments: list[Segment] = []
-    n = start
-    while n <= end:
-        m = n
-        while m + 1 <= end and held[m + 1] == held[n]:
-            m += 1
-        run = Segment("unchanged", n, m, source=n)
-        if held[n] and numbered_tokens(current.lines, n, m) > count_tokens(unchanged_marker(run)) + 1:
-            segments.append(run)
-        elif segments and segments[-1].kind == "shown":
-            segments[-1] = segments[-1]._replace(end=m)
-        else:
-            segments.append(Segment("shown", n, m))
-        n = m + 1
-    if all(seg.kind == "shown" for seg in segments):
-        return plain
-    text = "\n".join(render_segments(current.lines, segments, hints=request.hints))
-    response = _response(request, current, "range", text, scope, segments, plain.response["full_tokens"])
-    return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
+        text = f"[UNCHANGED] {request.path}:{start}-{end}: exactly as you already have them from your earlier reads."
+        response = _response(request, current, "unchanged", text, scope, None,
+                             numbered_tokens(current.lines, start, end))
+        return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
+    return _plain(request, current, scope, copy, "forced" if plain_only else None)
 
 
 def _drill_ins(request, scope, copy: AgentCopy) -> list[dict]:
@@ -590,7 +584,8 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
-    header = f"[DELTA] {request.path} changed ({copy.length} -> {total} lines)."
+    grown = f" (was {copy.length})" if copy.length != total else ""
+    header = f"[DELTA] {request.path}: {total} lines now{grown}, changed since you last read it."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
     if unseen:
@@ -599,11 +594,25 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
                    + ("..." if len(names) > 12 else "") + ".")
     if removed:
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
+    if request.own_edits:
+        header += " Your own edit is shown as it is now."
     if "delta" not in request.told:
-        header += " Unchanged spans are as in your copy (what it had elided stays elided)."
-    text = "\n".join([header, *render_delta(new, segments, request.hints)])
+        header += " Numbers are current; \"... A-B unchanged\": as you had them (\"were C-D\": moved)."
+    text = "\n".join([header, *render_delta(new, segments, request.hints, _anchors(current))])
     response = _response(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, _copy_after(copy, current, segments), None), only_unseen
+
+
+_ANCHOR_KINDS = frozenset({"function", "method", "constructor", "class", "struct", "enum", "interface", "trait",
+                           "impl", "type", "macro"})
+
+
+def _anchors(current: Current) -> dict[int, str]:
+    """Each function-like or type symbol's signature line -> its name (a moved run's marker
+    says where they are now)."""
+    from .skeleton import _header_line
+
+    return {_header_line(current.lines, s): s.qualname for s in current.symbols or () if s.kind in _ANCHOR_KINDS}
 
 
 # lines shown around a change inside a changed symbol: none. The agent holds the lines
@@ -657,14 +666,14 @@ def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total
 
 
 def _hidden_change_note(numbers: Sequence[int], current: Current) -> str:
-    """" Changed inside bodies you have not read: f, g." for changed hidden lines."""
+    """What changed behind elided markers ("f, g", or "lines A-B"); "" when nothing did."""
     if not numbers:
         return ""
     owner = _innermost(len(current.lines), current.symbols or ())
     names = sorted({o.qualname for n in numbers if (o := owner[n]) is not None})
     what = ", ".join(names[:8]) + ("..." if len(names) > 8 else "") if names else \
         f"lines {numbers[0]}-{numbers[-1]}"
-    return f" Changed inside code you have not read (still elided): {what}."
+    return what
 
 
 def _changed_unseen(symbols, dirty: set[str], owner, mapped, known, total: int) -> set[str]:

@@ -177,7 +177,8 @@ def _units(lines: Sequence[str], symbols: Sequence[SymbolSlice], line_tokens: Se
                 add(units, n, m, s.id, "body")
                 n = m + 1
         elif not s.body and s.kind in _VALUE_KINDS:  # `TABLE = {...}`: its first line names it
-            add(units, s.lines[0] + 1, s.lines[1], None, "statement")
+            # (the line that names it, not the comment above it: a constant must not hide behind its comment)
+            add(units, _header_line(lines, s) + 1, s.lines[1], None, "statement")
     for s in symbols:
         header = _header_line(lines, s)
         # a leading doc comment (above the header): its first line stays
@@ -187,8 +188,10 @@ def _units(lines: Sequence[str], symbols: Sequence[SymbolSlice], line_tokens: Se
         _decorator_tails(units, add, lines, s.lines[0], header - 1)
         # a signature's continuation (parameters, `where` clauses): its first line stays
         sig_end = _signature_end(lines, s, header)
-        if s.body and s.kind not in CONTAINER_KINDS:
-            add(units, header + 1, min(sig_end, s.body[0] - 1), s.id, "signature")
+        # a signature is never hidden, every parameter line of it: a model that sees
+        # `def __init__(` and a marker cannot call the function, and reads it again
+        for n in range(header, min(sig_end, total) + 1):
+            taken[n] = True
         # a docstring right after the header (Python functions and classes): its first line stays
         after = sig_end + 1
         if after <= min(s.lines[1], total) and _COMMENT.match(lines[after - 1]):
@@ -239,10 +242,22 @@ def _doc_tail(units: list[Unit], add: _Add, lines: Sequence[str], quotes: list[i
         m = n
         while m + 1 <= end and ((lines[m].strip() and _COMMENT.match(lines[m])) or _in_docstring(quotes, start, m + 1)):
             m += 1
-        add(units, n + 1, m, None, "doc")
+        add(units, _summary_line(lines, n, m) + 1, m, None, "doc")
         if first_run_only:
             return
         n = m + 1
+
+
+_BARE_OPENER = re.compile(r"\s*(/\*\*?|/\*!|\"\"\"|'''|[rRbBuU]?\"\"\"|///?|//!|#|--|;;)\s*$")
+
+
+def _summary_line(lines: Sequence[str], start: int, end: int) -> int:
+    """The last line of a doc block's head that stays: its first line, and the line
+    after it when the first is a bare opener (`/**`, `\"\"\"`): a skeleton shows the
+    summary, not the punctuation that opens it."""
+    if start < end and _BARE_OPENER.match(lines[start - 1]):
+        return start + 1
+    return start
 
 
 def _quote_counts(lines: Sequence[str]) -> list[int]:
@@ -272,7 +287,7 @@ def _module_level(units: list[Unit], add: _Add, lines: Sequence[str], in_symbol:
             m = n
             while m + 1 <= total and not in_symbol[m + 1] and lines[m].strip() and _COMMENT.match(lines[m]):
                 m += 1
-            add(units, n + 1, m, None, "doc")
+            add(units, _summary_line(lines, n, m) + 1, m, None, "doc")
             n = m + 1
             continue
         if _IMPORT.match(text):
@@ -281,9 +296,8 @@ def _module_level(units: list[Unit], add: _Add, lines: Sequence[str], in_symbol:
                     _IMPORT.match(lines[m]) or (lines[m][:1].isspace() and lines[m].strip())
                     or _CLOSER.match(lines[m]) or not lines[m].strip()):
                 m += 1
-            while m > n and not lines[m - 1].strip():
-                m -= 1
-            add(units, n, m, None, "imports", import_names(lines, n, m))
+            # an import block is shown whole: its module paths say where every name
+            # comes from (a list of bare words did not), and it is read once
             n = m + 1
             continue
         # a statement: this column-0 line, indented continuation lines, a closing line

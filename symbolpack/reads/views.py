@@ -90,11 +90,26 @@ def elided_marker(lines: Sequence[str], seg: Segment, note: str | None = None, h
     return f"{_indent_of(lines, seg.start)}... {seg.start}-{seg.end} {note or 'elided'}{tail}"
 
 
-def unchanged_marker(seg: Segment) -> str:
-    """`... A-B unchanged` (and `(your X-Y)` when they moved): short, it is the common case."""
+ANCHORS_PER_MARKER = 12
+
+
+def unchanged_marker(seg: Segment, anchors: dict[int, str] | None = None, with_elided: bool = False) -> str:
+    """`... A-B unchanged` (and `(were X-Y)` when they moved): short, it is the common case.
+    Lines that moved also name where each symbol starting among them is now
+    (*anchors*: line -> name), so a model finds `f` at its new number without
+    mapping it from the old one (real models re-read to get new numbers otherwise)."""
     src_end = (seg.source or 0) + seg.end - seg.start
-    moved = "" if seg.source == seg.start else f" (your {seg.source}-{src_end})"
-    return f"... {seg.start}-{seg.end} unchanged{moved}"
+    # a run that holds bodies the model was told are elided says so: "unchanged" alone
+    # read as "you have these lines", and real models then looked for text never shown
+    what = "unchanged, elided bodies still elided" if with_elided else "unchanged"
+    if seg.source == seg.start:
+        return f"... {seg.start}-{seg.end} {what}"
+    marker = f"... {seg.start}-{seg.end} {what} (were {seg.source}-{src_end})"
+    inside = [f"{name} {n}" for n, name in sorted((anchors or {}).items()) if seg.start <= n <= seg.end]
+    if inside:
+        more = len(inside) - ANCHORS_PER_MARKER
+        marker += "; now at: " + ", ".join(inside[:ANCHORS_PER_MARKER]) + (f" (+{more} more)" if more > 0 else "")
+    return marker
 
 
 def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: dict | None = None,
@@ -110,7 +125,8 @@ def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: di
     return out
 
 
-def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints = CLI) -> list[str]:
+def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints = CLI,
+                 anchors: dict[int, str] | None = None) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
@@ -139,7 +155,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
         if all(r.kind == "elided" for r in run) and len(run) == 1:
             out.append(elided_marker(lines, seg, hints=hints))
         else:
-            out.append(unchanged_marker(Segment("unchanged", seg.start, run[-1].end, source=seg.source)))
+            out.append(unchanged_marker(Segment("unchanged", seg.start, run[-1].end, source=seg.source), anchors,
+                                        with_elided=any(r.kind == "elided" for r in run)))
         i = j + 1
     return out
 

@@ -32,8 +32,8 @@ def test_read_modes_through_the_cli(repo):
     text = tldrs(repo, "read", "src/app.py", "--session-id", "t1", check=True).stdout
     assert text.startswith("[UNCHANGED] src/app.py")
     drill = read_json(repo, "src/app.py", "--symbol", "f3")
-    # the signature and docstring the skeleton showed are not sent again; the body is
-    assert drill["mode"] == "range" and drill["text"].startswith("... 63-64 unchanged\n    65\t    y0 = x + 0\n")
+    # the symbol whole, the signature and docstring the skeleton showed too: what was asked for
+    assert drill["mode"] == "range" and drill["text"].startswith('    63\tdef f3(x):\n    64\t    """Doc 3."""\n')
     miss = tldrs(repo, "read", "src/app.py", "--session-id", "t1", "--symbol", "f33x")
     assert miss.returncode != 0 and "did you mean" in miss.stderr and "Traceback" not in miss.stderr
     status = json.loads(tldrs(repo, "session", "status", "--session-id", "t1", "--json", check=True).stdout)
@@ -234,10 +234,12 @@ def test_refresh_of_a_range_removes_those_lines_whatever_read_gave_them(repo):
     out = tldrs(repo, "session", "refresh", "long.txt", "--offset", "3", "--limit", "15", "--session-id", "t1",
                 check=True).stdout
     assert "lines 3-17" in out
+    assert read_json(repo, "long.txt")["mode"] == "full"  # lines 3-17 are gaps: no marker can vouch for them
+    assert read_json(repo, "long.txt")["mode"] == "unchanged"
+    tldrs(repo, "session", "refresh", "long.txt", "--offset", "3", "--limit", "15", "--session-id", "t1", check=True)
     again = read_json(repo, "long.txt", "--offset", "3", "--limit", "15")
     assert again["mode"] == "range" and "line 3 of a longer" in again["text"]
-    assert read_json(repo, "long.txt", "--offset", "3", "--limit", "15")["mode"] == "unchanged"
-    assert read_json(repo, "long.txt")["mode"] == "unchanged"
+    assert read_json(repo, "long.txt")["mode"] == "unchanged"  # the range gave them back
 
 
 def test_a_file_outside_the_repository_is_one_copy_whichever_path_reaches_it(tmp_path, make_repo):

@@ -47,8 +47,13 @@ def test_a_kept_edit_that_adds_a_line_folds_into_the_next_read(repo):
     assert kept.returncode == 0, kept.stderr
     assert kept.stdout == "notes.txt: your edit is kept as answer e1\n"
     again = read(repo, "r2", "r1,e1")
-    assert again["mode"] == "unchanged" and again["total_lines"] == 41
-    assert again["leans_on"] == ["r1", "e1"]
+    # the edit's lines are shown (a model read "[UNCHANGED]" after its edit as "not applied"),
+    # the rest leans on the read and on the lines the edit moved
+    assert again["mode"] == "delta" and again["total_lines"] == 41
+    assert [(s["kind"], s["start"], s["end"]) for s in again["segments"] if s["kind"] == "shown"] == [("shown", 10, 11)]
+    assert "Your own edit is shown as it is now." in again["text"]
+    assert again["leans_on"] == ["r1"]
+    assert read(repo, "r3", "r1,e1,r2")["mode"] == "unchanged"
 
 
 def test_without_the_edit_in_the_present_set_the_read_does_not_lean_on_it(repo):

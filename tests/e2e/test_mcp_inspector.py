@@ -38,6 +38,7 @@ def project(make_repo):
 def run(inspector: Path, project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
     tldrs = Path(sys.executable).with_name("tldrs")  # the console script the installers write
     env = {k: v for k, v in os.environ.items() if not k.startswith("SYMBOLPACK_")}
+    env["SYMBOLPACK_SMALL_FILE_TOKENS"] = "400"  # the fixtures' skeletons (conftest.SMALL_FILE_TOKENS)
     env["HOME"] = str(home)
     return subprocess.run([str(inspector), "--cli", str(tldrs), "mcp", *args], cwd=project, env=env,
                           capture_output=True, text=True, timeout=180)

@@ -360,3 +360,15 @@ def test_drill_plan_merges_close_spans_and_keeps_a_lone_one_by_symbol(make_repo)
             assert session.failures() == []
         finally:
             session.close()
+
+
+def test_a_drill_in_into_lines_the_agent_holds_is_not_charged_whatever_it_answers():
+    """symbolpack answers every drill-in with its lines; one into lines its agent already
+    held (the oracle's copy says so) is a call that agent would not make: no round trip."""
+    from symbolpack.evaluation.harness import DRILL, ReadRecord
+    from symbolpack.evaluation.summary import charge
+
+    held = ReadRecord("t", "a.py", DRILL, "-", "range", 30, 30, 30, 1.0, [], False, True)
+    fresh = ReadRecord("t", "a.py", DRILL, "-", "range", 30, 30, 30, 1.0, [], False, False)
+    assert charge(held) == (0, 1, 0, 130)
+    assert charge(fresh) == (1, 1, 130, 130)

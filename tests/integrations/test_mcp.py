@@ -98,7 +98,8 @@ def test_round_trip_with_the_official_client(repo):
         path.write_text(path.read_text().replace("    total += 3\n", "    total += 333\n", 1))
         note = text_of(await s.call_tool("read_file", {"path": "app.py"}))
         # the change is inside func0's body, which the skeleton hid: named, not shown
-        assert note == "[UNCHANGED] app.py. Changed inside code you have not read (still elided): func0."
+        assert note == ("[CHANGED] app.py: only inside code you have not read (still elided): func0."
+                    " Every line you were shown is unchanged.")
         opened = text_of(await s.call_tool("read_file", {"path": "app.py", "symbol": "func0"}))
         assert "total += 333" in opened
 
@@ -240,8 +241,7 @@ def test_the_clients_roots_are_the_workspace(repo, tmp_path):
 
 def test_each_connection_is_its_own_session_unless_one_is_named(repo):
     async def read_twice(s: ClientSession):
-        return [text_of(await s.call_tool("read_file", {"path": "app.py", "offset": 1, "limit": 30}))
-                for _ in range(2)]
+        return [text_of(await s.call_tool("read_file", {"path": "app.py"})) for _ in range(2)]
 
     first = with_session(repo, read_twice)
     assert not first[0].startswith("[UNCHANGED]") and first[1].startswith("[UNCHANGED]")
@@ -249,14 +249,13 @@ def test_each_connection_is_its_own_session_unless_one_is_named(repo):
     assert not second[0].startswith("[UNCHANGED]")
 
     async def named(s: ClientSession):
-        return text_of(await s.call_tool("read_file", {"path": "app.py", "offset": 1, "limit": 30,
-                                                         "session_id": "shared-1"}))
+        return text_of(await s.call_tool("read_file", {"path": "app.py", "session_id": "shared-1"}))
 
     assert not with_session(repo, named).startswith("[UNCHANGED]")
     assert with_session(repo, named).startswith("[UNCHANGED]")  # the named session outlives the connection
 
     async def unnamed(s: ClientSession):
-        return text_of(await s.call_tool("read_file", {"path": "app.py", "offset": 1, "limit": 30}))
+        return text_of(await s.call_tool("read_file", {"path": "app.py"}))
 
     assert with_session(repo, unnamed, "--session-id", "shared-1").startswith("[UNCHANGED]")  # server default
 
@@ -591,7 +590,7 @@ def test_answers_are_the_cli_answers_for_the_same_history(make_repo):
     assert mcp_answers == cli_answers
     # the history reaches the interesting answers: a skeleton, a named hidden change, packs with stubs
     assert mcp_answers[0].startswith("[SKELETON] app.py")
-    assert mcp_answers[3].endswith("Changed inside code you have not read (still elided): func0.")
+    assert mcp_answers[3].endswith("(still elided): func0. Every line you were shown is unchanged.")
     assert "-- [UNCHANGED] util.py:4-5 function twice [entry]" in mcp_answers[6]
 
 

@@ -15,7 +15,7 @@ SRC = (
 )
 
 
-def test_drill_in_after_a_pack_is_unchanged_until_the_code_changes(make_repo):
+def test_drill_in_after_a_pack_shows_the_symbol_and_keeps_the_copy_right(make_repo):
     root = make_repo({"auth.py": SRC})
     ws = Workspace(root)
     pack = context_pack(ws, "authenticate", session_id="s")
@@ -25,7 +25,7 @@ def test_drill_in_after_a_pack_is_unchanged_until_the_code_changes(make_repo):
         if s["code"]:
             oracle.learn(s["path"], s["lines"][0], s["code"].split("\n"))
     again = read_file(ws, root / "auth.py", "s", symbol="authenticate").response
-    assert again["mode"] == "unchanged"
+    assert again["mode"] == "range" and "step_3 = check(user, 3)" in again["text"]  # asked for: shown
     assert oracle.apply(again) == [] and oracle.check("auth.py", (root / "auth.py").read_text()) == []
     (root / "auth.py").write_text(SRC.replace("step_3 = check(user, 3)", "step_3 = check(user, 33)"))
     changed = read_file(ws, root / "auth.py", "s", symbol="authenticate").response

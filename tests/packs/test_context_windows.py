@@ -30,7 +30,7 @@ def file_lines(root, rel: str) -> list[str]:
 
 def test_a_window_is_all_the_copy_holds_of_its_symbol(make_repo):
     """The window's lines, and only those, go into the agent's copy: a read of them is
-    [UNCHANGED], a read of the hidden lines is not, and the symbol is never a stub later."""
+    the lines as they are, a read of the hidden lines too, and the symbol is never a stub later."""
     root = make_repo({"proc.py": LONG})
     edit(root, "proc.py", "step_60 = items[60] * 60", "step_60 = items[60] * 61")
     ws = Workspace(root)
@@ -42,7 +42,8 @@ def test_a_window_is_all_the_copy_holds_of_its_symbol(make_repo):
     assert s["lines"] == [59, 65] and s["code"] == "\n".join(file_lines(root, "proc.py")[58:65])
     assert judge.apply(pack, lambda rel: file_lines(root, rel), changed) == []
     window = read_file(ws, root / "proc.py", "w", offset=59, limit=7).response
-    assert window["mode"] == "unchanged"  # the agent holds exactly those lines
+    assert window["mode"] == "range" and window["text"] == "\n".join(
+        f"{n:>6}\t{t}" for n, t in enumerate(file_lines(root, "proc.py")[58:65], 59))
     assert oracle.apply(window) == []
     hidden = read_file(ws, root / "proc.py", "w", offset=20, limit=10).response
     assert hidden["mode"] == "range" and "step_18 = items[18]" in hidden["text"]

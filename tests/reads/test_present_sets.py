@@ -361,7 +361,8 @@ def test_a_change_named_behind_a_marker_stays_behind_it(ledger):
     named = read_file(ws, path, "s", answer_id="r2", present=["r1"]).response
     assert named["mode"] == "unchanged" and "rule2" in named["text"]
     again = read_file(ws, path, "s", answer_id="r3", present=["r1", "r2"]).response
-    assert (again["mode"], again["text"]) == ("unchanged", "[UNCHANGED] app.py")
+    assert (again["mode"], again["text"]) == (
+        "unchanged", "[UNCHANGED] app.py: exactly as you already have it from your earlier reads.")
 
 
 def test_the_model_s_own_edit_keeps_its_markers_where_the_file_moved_under_them(ledger):

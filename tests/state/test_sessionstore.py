@@ -44,7 +44,7 @@ def test_a_read_touches_only_its_own_record(repo):
     f0 = repo / "f0.txt"
     f0.write_text(f0.read_text().replace("line 3 ", "line three "))
     assert read_json(repo, "f0.txt")["mode"] == "diff"  # an answer that rewrites f0's record
-    assert read_json(repo, "f0.txt", "--offset", "2", "--limit", "3")["mode"] == "unchanged"
+    assert read_json(repo, "f0.txt", "--offset", "2", "--limit", "3")["mode"] == "range"
     for i in range(1, 5):
         assert _identity(_record(repo, f"f{i}.txt")) == others[i], f"f{i}.txt's record was rewritten"
     assert _identity(_record(repo, "f5.txt")) == garbage  # never opened

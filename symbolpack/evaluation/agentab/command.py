@@ -39,6 +39,8 @@ def add_ab_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--mirrors", metavar="DIR", default=None,
                    help="folder of clones named owner+name (default: $SYMBOLPACK_MIRRORS)")
     s.add_argument("--tldrs", metavar="CMD", default=None, help="how the symbolpack arm runs tldrs (default: this one)")
+    s.add_argument("--without", action="append", default=[], choices=("grep",),
+                   help="a tool the agent does not get (an agent that can only read)")
     s = sub.add_parser("prompt", help="the prompt for a run's agent")
     s.add_argument("rundir")
     s = sub.add_parser("grade", help="one run's figures")
@@ -55,6 +57,8 @@ def add_ab_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--rounds", type=int, default=2, help="runs per arm and episode (default 2)")
     s.add_argument("--mirrors", metavar="DIR", default=None)
     s.add_argument("--seed", type=int, default=0, help="order of the runs and their names")
+    s.add_argument("--without", action="append", default=[], choices=("grep",),
+                   help="a tool the agents do not get")
     p.set_defaults(func=cmd_ab)
     return p
 
@@ -65,7 +69,8 @@ def cmd_ab(args) -> int:
     from .report import ab_summary, format_ab
 
     if args.ab_command == "setup":
-        rundir = setup(args.episode, args.arm, args.rundir, mirrors=args.mirrors, tldrs=args.tldrs)
+        rundir = setup(args.episode, args.arm, args.rundir, mirrors=args.mirrors, tldrs=args.tldrs,
+                       without=tuple(args.without))
         sys.stdout.write(f"{rundir}/lab is ready; its prompt: tldrs ab prompt {rundir}\n")
     elif args.ab_command == "prompt":
         sys.stdout.write(prompt_for(_rundir(args.rundir)))
@@ -78,7 +83,7 @@ def cmd_ab(args) -> int:
     else:
         runs = _plan(args.episodes, args.rounds, Path(args.out), args.seed)
         for episode, arm, rundir in runs:
-            setup(episode, arm, str(rundir), mirrors=args.mirrors)
+            setup(episode, arm, str(rundir), mirrors=args.mirrors, without=tuple(args.without))
             with open(rundir / "agent.log", "w") as log:
                 subprocess.run(shlex.split(args.agent), input=prompt_for(rundir), text=True, cwd=rundir,
                                stdout=log, stderr=subprocess.STDOUT)

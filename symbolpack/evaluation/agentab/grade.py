@@ -117,11 +117,13 @@ def grade_run(rundir: str | Path) -> dict:
     }
 
 
-_NO_CONFUSION = re.compile(r"^\W*(none|nothing|no)\W*$", re.I)
+_NO_CONFUSION = re.compile(r"^\W*(none|nothing|no)\b(?![-\s]*(,\s*)?but\b)", re.I)
 
 
 def is_confused(feedback: str | None) -> bool | None:
-    """Whether the agent reported confusion: None when it gave no feedback, False for "none"."""
+    """Whether the agent reported confusion with the read output: None when it gave no
+    feedback; False when its answer opens with "none" (or "nothing", "no") -- what the
+    prompt asks for when nothing confused it -- and not "no, but ..."."""
     if feedback is None:
         return None
     return not _NO_CONFUSION.match(feedback.strip())

