@@ -262,6 +262,10 @@ def read_file(
             own = _own_edit_runs(folded.source, {e.id for e in chosen if e.base is not None})
             if own:
                 request = request._replace(own_edits=own)
+            elif copy.length is None and any(e.base is not None for e in chosen):
+                # the model edited this file and its copy is unknown (an edit it could not
+                # have placed): the whole file, its edit in it, not a skeleton hiding it
+                request = request._replace(force_full=True)
         else:
             copy = session.copy(source.rel)
         current.know_full_tokens(session.full_tokens(source.rel, source.sha256))

@@ -20,7 +20,7 @@ view is, per line, the text the latest display covering that line gave the model
 (a whole-file display replaces the view, a range overwrites its lines; elided
 lines are known to be unknown), shifted by the model's own Edits. An answer given
 in this request (a tool result after the last assistant message) is judged: every
-line it vouches for (an `[UNCHANGED]` marker, a `... A-B unchanged (your X-Y)` run,
+line it vouches for (an `[UNCHANGED]` marker, a `... A-B unchanged (were X-Y)` run,
 the lines a `[DIFF]` leaves out) must be held in the view just before it with
 exactly the file's text when the answer was made, and every line it shows must be
 that text. Earlier answers were judged in the request that first carried them;
@@ -50,10 +50,13 @@ ATTACHED_RESULT = "Result of calling the Read tool:\n"
 
 _CLAUDE_ROW = re.compile(r"^(\d+)(?:\t(.*))?$", re.S)  # Claude's `N<TAB>line` (an empty last row may lose its TAB)
 _OWN_ROW = re.compile(r"^ *(\d+)\t(.*)$", re.S)  # symbolpack's `cat -n` row, right-aligned in six columns
-_UNCHANGED_RUN = re.compile(r"^\.\.\. (\d+)-(\d+) unchanged(?: \(your (\d+)-(\d+)\))?$")
+# `... A-B unchanged`, maybe `, elided bodies still elided`, `(were X-Y)` and `; now at: f 12, g 40`
+_UNCHANGED_RUN = re.compile(r"^\.\.\. (\d+)-(\d+) unchanged(?:, elided bodies still elided)?"
+                            r"(?: \(were (\d+)-(\d+)\))?(?:; now at: .*)?$")
 _OTHER_RUN = re.compile(r"^\s*\.\.\. (\d+)-(\d+) (.*)$")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_CHANGED = re.compile(r" changed \((\d+) -> (\d+) lines\)")
+# a diff's `changed (X -> Y lines)`, a delta's `changed since you last read it (X lines then, Y now)`
+_CHANGED = re.compile(r" changed (?:\((\d+) -> (\d+) lines\)|since you last read it \((\d+) lines then, (\d+) now\))")
 _SKELETON = re.compile(r" (\d+) lines[.:]")
 
 
@@ -89,8 +92,9 @@ class ReadResult:
                 return "error"
             return "cleared" if self.body.strip() == CLEARED else "native"
         head = self.answer.split("\n", 1)[0]
-        for tag, kind in (("[SKELETON]", "skeleton"), ("[UNCHANGED]", "unchanged"), ("[DELTA]", "delta"),
-                          ("[DIFF]", "diff")):
+        # `[CHANGED]`: a change behind bodies the model was told are elided, the copy stands
+        for tag, kind in (("[SKELETON]", "skeleton"), ("[UNCHANGED]", "unchanged"), ("[CHANGED]", "unchanged"),
+                          ("[DELTA]", "delta"), ("[DIFF]", "diff")):
             if head.startswith(tag):
                 return kind
         return "range"
@@ -392,7 +396,7 @@ def _apply_answer(view: FileView, result: ReadResult, current: list[str] | None,
     if kind == "range":
         rows = answer.split("\n")
     if kind == "unchanged":
-        after = _rel_after(head[len("[UNCHANGED] "):], result.file_path)
+        after = _rel_after(head.split("] ", 1)[1] if "] " in head else "", result.file_path)
         if after is None:
             problems.append(f"{what} names another file: {head!r}")
             return
@@ -423,7 +427,7 @@ def _apply_answer(view: FileView, result: ReadResult, current: list[str] | None,
         if counts is None:
             problems.append(f"{what}: header without line counts: {head!r}")
             return
-        old_total, total = int(counts.group(1)), int(counts.group(2))
+        old_total, total = (int(g) for g in (counts.groups()[:2] if counts.group(1) else counts.groups()[2:]))
         if view.length is None:
             problems.append(f"{what} leans on a copy of {old_total} lines; this context holds no whole copy of "
                             f"the file")

@@ -20,6 +20,7 @@ Policy (documented in ARCHITECTURE.md):
 
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
 if TYPE_CHECKING:
@@ -584,8 +585,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
-    grown = f" (was {copy.length})" if copy.length != total else ""
-    header = f"[DELTA] {request.path}: {total} lines now{grown}, changed since you last read it."
+    header = f"[DELTA] {request.path}: changed since you last read it ({copy.length} lines then, {total} now)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
     if unseen:
@@ -608,11 +608,21 @@ _ANCHOR_KINDS = frozenset({"function", "method", "constructor", "class", "struct
 
 
 def _anchors(current: Current) -> dict[int, str]:
-    """Each function-like or type symbol's signature line -> its name (a moved run's marker
-    says where they are now)."""
+    """Each function-like or type symbol's declaration line -> its name (a moved run's
+    marker says where they are now): the first line of its signature that names it, not
+    an attribute or a decorator above it (a model asked for "the line of f" wants that one)."""
     from .skeleton import _header_line
 
-    return {_header_line(current.lines, s): s.qualname for s in current.symbols or () if s.kind in _ANCHOR_KINDS}
+    out: dict[int, str] = {}
+    for s in current.symbols or ():
+        if s.kind not in _ANCHOR_KINDS:
+            continue
+        line = _header_line(current.lines, s)
+        end = min(s.body[0] - 1 if s.body else s.lines[1], len(current.lines))
+        named = next((n for n in range(line, end + 1) if re.search(rf"\b{re.escape(s.name)}\b", current.lines[n - 1])
+                      and not current.lines[n - 1].lstrip().startswith(("#[", "@", "//", "#", "/*", "*"))), line)
+        out[named] = s.qualname
+    return out
 
 
 # lines shown around a change inside a changed symbol: none. The agent holds the lines

@@ -38,9 +38,11 @@ def project(make_repo):
 def run(inspector: Path, project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
     tldrs = Path(sys.executable).with_name("tldrs")  # the console script the installers write
     env = {k: v for k, v in os.environ.items() if not k.startswith("SYMBOLPACK_")}
-    env["SYMBOLPACK_SMALL_FILE_TOKENS"] = "400"  # the fixtures' skeletons (conftest.SMALL_FILE_TOKENS)
     env["HOME"] = str(home)
-    return subprocess.run([str(inspector), "--cli", str(tldrs), "mcp", *args], cwd=project, env=env,
+    # the Inspector starts the server with an environment of its own: the fixtures' skeletons
+    # (conftest.SMALL_FILE_TOKENS) are passed to it by name
+    return subprocess.run([str(inspector), "--cli", "-e", "SYMBOLPACK_SMALL_FILE_TOKENS=400", str(tldrs), "mcp", *args],
+                          cwd=project, env=env,
                           capture_output=True, text=True, timeout=180)
 
 
@@ -74,7 +76,7 @@ def test_two_reads_of_one_file_in_one_session(inspector, project, tmp_path):
     first_text, first_error = tool_text(first)
     assert not first_error and first_text.startswith("[SKELETON] app.py")
     assert 'elided: symbol="func0"' in first_text
-    assert tool_text(second) == ("[UNCHANGED] app.py", False)
+    assert tool_text(second) == ("[UNCHANGED] app.py: exactly as you already have it from your earlier reads.", False)
 
 
 @pytest.mark.parametrize("args,expected", [

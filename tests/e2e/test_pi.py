@@ -436,8 +436,8 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
         "in-fork": "unchanged",       # the fork's context carries the compacted read's answer
         "switched-back": "unchanged",
         "pair-range": "range",
-        "own-edit": "delta",          # its copy is its earlier copy with its edit applied: only the line
-                                      # it wrote in part is shown again (below)
+        "own-edit": "delta",          # its copy is its earlier copy with its edit applied: the lines it
+                                      # wrote are shown as they are now, and the line it wrote in part (below)
         "after-write": "unchanged",   # it wrote the file whole
         "after-parallel": "full",     # the edits were not kept: a first read (nothing to elide)
         "after-refresh": "skeleton",  # the refresh on this branch: earlier answers count for nothing
@@ -447,8 +447,11 @@ def test_pi_with_symbolpack_answers_only_from_what_the_model_holds(pi_bin, tmp_p
     assert {k: modes.get(k) for k in expected} == expected, modes
     now = (lab.proj / "ledger.py").read_text().split("\n")
     seven = next(n for n, line in enumerate(now, 1) if '"""Rule seven of the ledger' in line)
+    written = next(n for n, line in enumerate(now, 1) if line == "    acc5 += 70 * math.floor(value / 8)")
     own = texts[ids["own-edit"]]
-    assert re.findall(r"^ *(\d+)\t", own, re.M) == [str(seven)] and "your" not in own, own  # nothing moved
+    assert now[written] == "    acc5 -= 1"
+    assert re.findall(r"^ *(\d+)\t", own, re.M) == [str(written), str(written + 1), str(seven)], own
+    assert "were" not in own and "Your own edit is shown as it is now." in own, own  # nothing moved
     assert modes["pair-whole"] in ("delta", "diff", "unchanged"), modes
     assert "acc8 += value * 110" in texts[ids["pair-range"]]
     assert ids["sensitive"] not in answers and "API_TOKEN" in texts[ids["sensitive"]]  # pi's own read, uncached

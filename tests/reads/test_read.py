@@ -123,7 +123,7 @@ def test_changed_symbols_come_back_whole_and_the_rest_unchanged_or_elided():
     r = agent.read(current(lines))
     assert r["mode"] == "delta"
     assert r["text"].splitlines()[0].startswith(
-        "[DELTA] m.py: 98 lines now, changed since you last read it. Changed/new: f0.")
+        "[DELTA] m.py: changed since you last read it (98 lines then, 98 now). Changed/new: f0.")
     shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
     assert shown == [(1, 25)]  # the changed import and f0
     # f1, f2, f3 bodies were never seen and did not change: still elided

@@ -79,7 +79,9 @@ exec {python} -m symbolpack.evaluation.agentab.lab {run} "$@"
 def token_counter():
     """cl100k (tiktoken, the offline encoding when installed) or symbolpack's estimate: (count, name)."""
     from importlib import import_module
+    from typing import Any
 
+    tiktoken: Any
     try:
         tiktoken = import_module("tiktoken")
     except ImportError:

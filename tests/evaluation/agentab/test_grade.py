@@ -1,0 +1,95 @@
+"""Grading an A/B run: the answer rule, the cost model, and the report's ratios."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from symbolpack.evaluation.agentab.grade import answer_is_right, cost_of, grade_run, is_confused
+from symbolpack.evaluation.agentab.lab import run_command, setup
+from symbolpack.evaluation.agentab.report import ab_summary, format_ab
+
+from test_lab import episode, history  # noqa: F401  (fixtures)
+
+Q = {"accepted": ["trimEnd", "143"], "reject": ["trimRight"]}
+
+
+@pytest.mark.parametrize("given, right", [
+    ("trimEnd", True),
+    ("`trimEnd`.", True),  # quotes, backticks and a final period do not matter
+    ("It calls TRIMEND on the part", True),  # a whole token, any case
+    ("trimEndish", False),  # not a whole token
+    ("trimEnd (it was trimRight before)", False),  # a rejected string anywhere
+    ("line 143", True),
+    ("142 or 143", False),  # a number must be the only number
+    ("1430", False),
+    ("", False),
+    (None, False),
+])
+def test_the_answer_rule(given, right):
+    assert answer_is_right(given, Q) is right
+
+
+def test_short_accepted_strings_must_match_whole():
+    q = {"accepted": ["{}"]}
+    assert answer_is_right("{}", q) and not answer_is_right("it returns {} or null", q)
+
+
+def test_cost_charges_each_call_the_context_it_re_sends():
+    # prompt 1000; call 1 outputs 200: 200 + 0.1 * 1000; call 2 outputs 50: 50 + 0.1 * (1000 + 200 + 100)
+    assert cost_of([200, 50], 1000) == pytest.approx(200 + 100 + 50 + 130)
+    assert cost_of([], 1000) == 0
+    # the same tokens one call later cost less: fewer calls re-send them
+    assert cost_of([0, 500], 1000) < cost_of([500, 0], 1000)
+
+
+@pytest.mark.parametrize("feedback, confused", [
+    ("none", False), ("None.", False), ("none - the output was clear", False), ("Nothing confused me", False),
+    ("No, but the skeleton hid the body I needed", True),
+    ("The [DELTA] view made me re-read", True),
+    (None, None),
+])
+def test_what_counts_as_a_report_of_confusion(feedback, confused):
+    assert is_confused(feedback) is confused
+
+
+def test_a_graded_run(episode, tmp_path):  # noqa: F811
+    run = setup(str(episode), "plain", str(tmp_path / "run"))
+    run_command(run, ["next"])
+    run_command(run, ["read", "app.py", "--offset", "17", "--limit", "5"])
+    run_command(run, ["answer", "Q1", "it multiplies by 3"])
+    run_command(run, ["edit", "app.py"], "<<<<<<< OLD\n    y = x + 1\n    z\n=======\n    y = x + 100\n    z\n>>>>>>> NEW\n")
+    run_command(run, ["next"])
+    run_command(run, ["answer", "Q2", "500"])  # wrong: 5000
+    run_command(run, ["feedback", "none"])
+    g = grade_run(run)
+    assert (g["questions_right"], g["questions"], g["edits_passed"], g["edits"]) == (1, 2, 1, 1)
+    assert g["calls"] == {"next": 2, "read": 1, "answer": 2, "edit": 1} and g["tool_calls"] == 2
+    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    counted = [r["output_tokens"] for r in log if r["command"] != "feedback"]
+    state = json.loads((run / "state.json").read_text())
+    assert g["cost"] == round(cost_of(counted, state["prompt_tokens"]), 1)
+    assert g["tool_tokens"] == sum(r["output_tokens"] for r in log if r["command"] in ("read", "edit"))
+    assert g["confused"] is False and not g["finished"]
+
+
+def _run(episode: str, arm: str, cost: float, calls: int = 10, tokens: int = 100, confused: bool = False) -> dict:
+    return {"episode": episode, "arm": arm, "run": f"{episode}-{arm}-{cost}", "questions_right": 1, "questions": 1,
+            "edits_passed": 1, "edits": 1, "tool_calls": calls, "tool_tokens": tokens, "cost": cost,
+            "calls": {"read": calls}, "tokens": {"read": tokens}, "confused": confused, "feedback": "x"}
+
+
+def test_the_report_compares_per_run_means_episode_by_episode():
+    runs = [_run("a", "plain", 100), _run("a", "plain", 300), _run("a", "symbolpack", 100),
+            _run("b", "plain", 1000), _run("b", "symbolpack", 500, confused=True),
+            _run("c", "plain", 50)]  # c has no symbolpack run: left out of the ratios
+    s = ab_summary(runs)
+    # (100 + 500) / (200 + 1000): means per episode, summed
+    assert s["all"]["ratios"]["cost"] == 0.5
+    assert s["episodes"]["a"]["ratios"]["cost"] == 0.5 and s["episodes"]["a"]["cost_spread"]["plain"] == [100, 300]
+    assert s["episodes"]["c"]["ratios"]["cost"] is None
+    assert s["all"]["arms"]["symbolpack"]["confused"] == 1
+    assert sorted(s["rounds"]) == [1, 2] and s["rounds"][2]["ratios"]["cost"] is None  # round 2: plain only
+    table = format_ab(s)
+    assert "cost (tokens + 0.1 x context per call)" in table and "0.50x" in table
