@@ -53,7 +53,8 @@ def charge_legend(summary: dict) -> str:
     trip = summary.get("round_trip_tokens", 100)
     return (f"charged = tokens + {trip} per round trip (a tool call costs the agent a turn). Each policy pays "
             f"one for a drill-in only where its agent would make that call, i.e. where it does not already hold "
-            f"those lines (a drill-in into lines it holds costs it nothing; symbolpack answers those [UNCHANGED]); "
+            f"those lines (a drill-in into lines it holds costs it nothing, though symbolpack answers it with the "
+            f"lines: a real model re-asks only to see them); "
             f"the diff-only reference sends whole files on first reads, so it never has to open a hidden body. First reads, re-reads, "
             f"ranges and packs are calls every policy makes: not charged. Native is plain reads, uncharged. "
             f"packs = context packs (diff-context is reported apart).")

@@ -90,7 +90,7 @@ def elided_marker(lines: Sequence[str], seg: Segment, note: str | None = None, h
     return f"{_indent_of(lines, seg.start)}... {seg.start}-{seg.end} {note or 'elided'}{tail}"
 
 
-ANCHORS_PER_MARKER = 12
+ANCHORS_PER_MARKER = 40
 
 
 def unchanged_marker(seg: Segment, anchors: dict[int, str] | None = None, with_elided: bool = False) -> str:

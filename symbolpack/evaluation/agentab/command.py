@@ -66,7 +66,7 @@ def add_ab_parser(subparsers) -> argparse.ArgumentParser:
 def cmd_ab(args) -> int:
     from .grade import grade_run
     from .lab import prompt_for, setup
-    from .report import ab_summary, format_ab
+    from .report import ab_report, format_report
 
     if args.ab_command == "setup":
         rundir = setup(args.episode, args.arm, args.rundir, mirrors=args.mirrors, tldrs=args.tldrs,
@@ -78,8 +78,8 @@ def cmd_ab(args) -> int:
         graded = grade_run(_rundir(args.rundir))
         sys.stdout.write(json.dumps(graded, indent=1) + "\n" if args.json else _one_line(graded) + "\n")
     elif args.ab_command == "report":
-        summary = ab_summary([grade_run(_rundir(d)) for d in args.rundirs])
-        sys.stdout.write(json.dumps(summary, indent=1) + "\n" if args.json else format_ab(summary))
+        report = ab_report([grade_run(_rundir(d)) for d in args.rundirs])
+        sys.stdout.write(json.dumps(report, indent=1) + "\n" if args.json else format_report(report))
     else:
         runs = _plan(args.episodes, args.rounds, Path(args.out), args.seed)
         for episode, arm, rundir in runs:
@@ -88,7 +88,7 @@ def cmd_ab(args) -> int:
                 subprocess.run(shlex.split(args.agent), input=prompt_for(rundir), text=True, cwd=rundir,
                                stdout=log, stderr=subprocess.STDOUT)
             sys.stderr.write(_one_line(grade_run(rundir)) + "\n")
-        sys.stdout.write(format_ab(ab_summary([grade_run(r) for _, _, r in runs])))
+        sys.stdout.write(format_report(ab_report([grade_run(r) for _, _, r in runs])))
     return 0
 
 

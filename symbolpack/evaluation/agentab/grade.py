@@ -72,6 +72,37 @@ def cost_of(output_tokens: list[int], prompt_tokens: int) -> float:
     return total
 
 
+def setting_of(state: dict) -> str:
+    """The tools the agent had: "all tools", or "without grep" (an agent that can only read)."""
+    without = state.get("without") or []
+    return "without " + ", ".join(without) if without else "all tools"
+
+
+_ROW = re.compile(r"^ *(\d+)\t(.*)$", re.M)
+MARKER_TOKENS = 15  # what a marker standing for lines already received would cost
+
+
+def repeat_free_outputs(log: list[dict]) -> list[int]:
+    """Each counted call's output tokens as they would be if every line a read shows that
+    the agent already received, with the same text at the same number, were free (a
+    marker in its place): the most any re-read policy could save on this run."""
+    held: dict[str, dict[int, str]] = {}
+    out = []
+    for r in log:
+        if r["command"] not in COUNTED_COMMANDS:
+            continue
+        tokens = r["output_tokens"]
+        if r["command"] == "read" and r.get("args"):
+            seen = held.setdefault(r["args"][0], {})
+            rows = [(int(n), text) for n, text in _ROW.findall(r["output"])]
+            repeated = sum(1 for n, text in rows if seen.get(n) == text)
+            if repeated:
+                tokens = min(tokens, round(tokens * (1 - repeated / len(rows))) + MARKER_TOKENS)
+            seen.update(rows)
+        out.append(tokens)
+    return out
+
+
 def read_log(rundir: Path) -> list[dict]:
     path = rundir / "log.jsonl"
     if not path.exists():
@@ -100,7 +131,7 @@ def grade_run(rundir: str | Path) -> dict:
         calls[r["command"]] = calls.get(r["command"], 0) + 1
         tokens[r["command"]] = tokens.get(r["command"], 0) + r["output_tokens"]
     return {
-        "episode": ep.name, "arm": state["arm"], "run": str(rundir),
+        "episode": ep.name, "arm": state["arm"], "run": str(rundir), "setting": setting_of(state),
         "finished": state["step"] > len(ep.steps),
         "questions_right": sum(q["right"] for q in questions), "questions": len(questions),
         "edits_passed": sum(e["passed"] for e in edits), "edits": len(edits),
@@ -108,6 +139,7 @@ def grade_run(rundir: str | Path) -> dict:
         "tool_tokens": sum(tokens.get(c, 0) for c in TOOL_COMMANDS),
         "calls": calls, "tokens": tokens,
         "cost": round(cost_of([r["output_tokens"] for r in counted], state["prompt_tokens"]), 1),
+        "repeat_free_cost": round(cost_of(repeat_free_outputs(log), state["prompt_tokens"]), 1),
         "refused_edits": state["refused_edits"],
         "conflicts": sorted({c for a in state["applies"] for c in a.get("conflicts", [])}),
         "feedback": state.get("feedback"),

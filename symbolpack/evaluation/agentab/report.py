@@ -33,6 +33,18 @@ def _ratio(a: float, b: float) -> float | None:
     return round(a / b, 3) if a and b else None
 
 
+def ab_report(graded: list[dict]) -> dict:
+    """One summary per setting (the tools the agents had): runs of different settings are
+    never compared with each other."""
+    settings = sorted({r.get("setting", "all tools") for r in graded})
+    return {setting: ab_summary([r for r in graded if r.get("setting", "all tools") == setting])
+            for setting in settings}
+
+
+def format_report(report: dict) -> str:
+    return "\n".join(f"== the agents had: {setting}\n" + format_ab(summary) for setting, summary in report.items())
+
+
 def ab_summary(graded: list[dict]) -> dict:
     """Figures per arm, per episode and per round, and the symbolpack/plain ratios."""
     by_key: dict[tuple[str, str], list[dict]] = defaultdict(list)
@@ -66,7 +78,9 @@ def ab_summary(graded: list[dict]) -> dict:
                                       max(r["cost"] for r in runs if r["arm"] == arm)]
                                 for arm in ("plain", "symbolpack") if any(r["arm"] == arm for r in runs)}
         episodes[name] = entry
-    return {"all": compare(graded), "episodes": episodes,
+    plain = [r for r in graded if r["arm"] == "plain" and "repeat_free_cost" in r]
+    ceiling = _ratio(sum(r["repeat_free_cost"] for r in plain), sum(r["cost"] for r in plain)) if plain else None
+    return {"all": compare(graded), "episodes": episodes, "repeat_free_ceiling": ceiling,
             "rounds": {k: compare(v) for k, v in sorted(rounds.items())},
             "feedback": [{"episode": r["episode"], "arm": r["arm"], "run": r["run"], "text": r["feedback"]}
                          for r in graded]}
@@ -101,6 +115,9 @@ def format_ab(summary: dict) -> str:
     for k, entry in summary["rounds"].items():
         r = entry["ratios"]
         lines.append(f"round {k}: cost {x(r['cost'])}, calls {x(r['tool_calls'])}, tokens {x(r['tool_tokens'])}")
+    if summary.get("repeat_free_ceiling") is not None:
+        lines.append(f"ceiling of any re-read policy: the plain runs' cost were every line they had already received "
+                     f"free: {x(summary['repeat_free_ceiling'])}")
     lines.append("per episode: cost ratio (each arm's lowest-highest run cost), calls ratio, tokens ratio")
     def span(values: list[float] | None) -> str:
         return "-" if values is None else f"{values[0]:.0f}-{values[1]:.0f}"

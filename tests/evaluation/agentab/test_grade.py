@@ -93,3 +93,19 @@ def test_the_report_compares_per_run_means_episode_by_episode():
     assert sorted(s["rounds"]) == [1, 2] and s["rounds"][2]["ratios"]["cost"] is None  # round 2: plain only
     table = format_ab(s)
     assert "cost (tokens + 0.1 x context per call)" in table and "0.50x" in table
+
+
+def test_the_repeat_free_ceiling_frees_only_lines_already_received_as_they_were():
+    from symbolpack.evaluation.agentab.grade import MARKER_TOKENS, repeat_free_outputs
+
+    def read(path, rows, tokens):
+        return {"command": "read", "args": [path], "output_tokens": tokens,
+                "output": "".join(f"{n:>6}\t{t}\n" for n, t in rows)}
+
+    log = [read("a.py", [(1, "x"), (2, "y")], 100),
+           read("a.py", [(1, "x"), (2, "y")], 100),   # all repeated: a marker
+           read("a.py", [(2, "y"), (3, "z")], 100),   # half repeated
+           read("a.py", [(3, "Z")], 40),              # changed text: nothing free
+           read("b.py", [(1, "x")], 30),              # another file
+           {"command": "feedback", "args": [], "output_tokens": 5, "output": ""}]
+    assert repeat_free_outputs(log) == [100, MARKER_TOKENS, 50 + MARKER_TOKENS, 40, 30]
