@@ -115,13 +115,25 @@ def unchanged_marker(seg: Segment, anchors: dict[int, str] | None = None, with_e
 def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: dict | None = None,
                     hints: Hints = CLI) -> list[str]:
     out: list[str] = []
-    for seg in segments:
+    segments = list(segments)
+    i = 0
+    while i < len(segments):
+        seg = segments[i]
         if seg.kind == "shown":
             out.extend(numbered(lines, seg.start, seg.end))
         elif seg.kind == "elided":
-            out.append(elided_marker(lines, seg, notes.get(seg.start) if notes else None, hints))
+            note = notes.get(seg.start) if notes else None
+            if not hints.has_symbol and note is None:
+                # markers that name lines only: neighbours are one marker (two in a row, differently
+                # indented, read as a glitch to a real model)
+                while i + 1 < len(segments) and segments[i + 1].kind == "elided" \
+                        and segments[i + 1].start == seg.end + 1 and not (notes and segments[i + 1].start in notes):
+                    i += 1
+                    seg = seg._replace(end=segments[i].end)
+            out.append(elided_marker(lines, seg, note, hints))
         else:
             out.append(unchanged_marker(seg))
+        i += 1
     return out
 
 

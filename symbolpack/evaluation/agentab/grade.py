@@ -118,12 +118,16 @@ def grade_run(rundir: str | Path) -> dict:
     log = read_log(rundir)
     questions = [{"id": q["id"], "step": step, "kind": q["kind"], "given": state["answers"].get(q["id"]),
                   "right": answer_is_right(state["answers"].get(q["id"]), q)} for step, q in ep.questions()]
+    conflicts = sorted({c for a in state["applies"] for c in a.get("conflicts", [])})
     edits = []
     for step, edit in ep.edits():
         path = rundir / "repo" / edit["file"]
         text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-        edits.append({"id": edit["id"], "step": step, "file": edit["file"],
-                      "passed": check_passes(edit["check"], text, edit["file"])})
+        passed = check_passes(edit["check"], text, edit["file"])
+        # a later push that conflicted with the agent's edit won its hunk: the lab lost
+        # the edit, not the agent (reported apart, in both arms)
+        edits.append({"id": edit["id"], "step": step, "file": edit["file"], "passed": passed,
+                      "lost_to_conflict": not passed and edit["file"] in conflicts})
     counted = [r for r in log if r["command"] in COUNTED_COMMANDS]
     calls: dict[str, int] = {}
     tokens: dict[str, int] = {}
@@ -135,13 +139,14 @@ def grade_run(rundir: str | Path) -> dict:
         "finished": state["step"] > len(ep.steps),
         "questions_right": sum(q["right"] for q in questions), "questions": len(questions),
         "edits_passed": sum(e["passed"] for e in edits), "edits": len(edits),
+        "edits_lost_to_conflict": sum(e["lost_to_conflict"] for e in edits),
         "tool_calls": sum(calls.get(c, 0) for c in TOOL_COMMANDS),
         "tool_tokens": sum(tokens.get(c, 0) for c in TOOL_COMMANDS),
         "calls": calls, "tokens": tokens,
         "cost": round(cost_of([r["output_tokens"] for r in counted], state["prompt_tokens"]), 1),
         "repeat_free_cost": round(cost_of(repeat_free_outputs(log), state["prompt_tokens"]), 1),
         "refused_edits": state["refused_edits"],
-        "conflicts": sorted({c for a in state["applies"] for c in a.get("conflicts", [])}),
+        "conflicts": conflicts,
         "feedback": state.get("feedback"),
         "confused": is_confused(state.get("feedback")),
         "tokenizer": state.get("tokenizer"),

@@ -16,6 +16,7 @@ FIGURES = ("questions_right", "questions", "edits_passed", "edits", "tool_calls"
 def _sum(runs: list[dict]) -> dict:
     out = {k: sum(r[k] for r in runs) for k in FIGURES}
     out["runs"] = len(runs)
+    out["edits_lost_to_conflict"] = sum(r.get("edits_lost_to_conflict", 0) for r in runs)
     out["confused"] = sum(1 for r in runs if r["confused"])
     out["feedback_missing"] = sum(1 for r in runs if r["confused"] is None)
     out["calls"] = defaultdict(int)
@@ -98,6 +99,7 @@ def format_ab(summary: dict) -> str:
                 ("questions right", f"{p['questions_right']}/{p['questions']}",
                  f"{s['questions_right']}/{s['questions']}", None),
                 ("edit checks passed", f"{p['edits_passed']}/{p['edits']}", f"{s['edits_passed']}/{s['edits']}", None),
+                ("  edits a conflicting push undid", p["edits_lost_to_conflict"], s["edits_lost_to_conflict"], None),
                 ("tokens received (read grep ls edit)", p["tool_tokens"], s["tool_tokens"], ratio["tool_tokens"]),
                 ("tool calls (read grep ls edit)", p["tool_calls"], s["tool_calls"], ratio["tool_calls"]),
                 ("cost (tokens + 0.1 x context per call)", round(p["cost"]), round(s["cost"]), ratio["cost"]),
