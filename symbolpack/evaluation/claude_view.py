@@ -55,8 +55,8 @@ _UNCHANGED_RUN = re.compile(r"^\.\.\. (\d+)-(\d+) unchanged(?:, elided bodies st
                             r"(?: \(were (\d+)-(\d+)\))?(?:; now at: .*)?$")
 _OTHER_RUN = re.compile(r"^\s*\.\.\. (\d+)-(\d+) (.*)$")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-# a diff's `changed (X -> Y lines)`, a delta's `changed since you last read it (X lines then, Y now)`
-_CHANGED = re.compile(r" changed (?:\((\d+) -> (\d+) lines\)|since you last read it \((\d+) lines then, (\d+) now\))")
+# a diff's `changed (X -> Y lines)`, a delta's `changed since your last whole read of it (X lines then, Y now)`
+_CHANGED = re.compile(r" changed (?:\((\d+) -> (\d+) lines\)|since your last whole read of it \((\d+) lines then, (\d+) now\))")
 _SKELETON = re.compile(r" (\d+) lines[.:]")
 
 

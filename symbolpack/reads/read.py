@@ -332,19 +332,19 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     from .skeleton import outline_kind, plan, plan_outline
 
     target = int(policy.skeleton_target_share * full_tokens)
+    # lines a range already gave are shown where the skeleton would hide them: a marker
+    # `unchanged` there was read by real models as text withheld (they read the whole file
+    # again by ranges), and `elided` over lines they were given would contradict them
     held = _held_mask(copy, current, load) if copy.runs else None
-    if held is not None and any(held):  # the budget is a share of what the agent does not hold yet
-        target = int(policy.skeleton_target_share * count_tokens("\n".join(
-            f"{n:>6}\t{current.lines[n - 1]}" for n in range(1, total + 1) if not held[n])))
     if current.symbols is not None:
         segments, notes = plan(current.lines, current.symbols, target, policy.elide_min_lines,
-                               _is_test_path(request.path), held)
+                               _is_test_path(request.path))
     elif current.diffable and (kind := outline_kind(request.path)):  # a README, a changelog, a lockfile
         segments, notes = plan_outline(current.lines, kind, target, policy.elide_min_lines)
     else:
         return plain
-    if held is not None:  # lines a range or a context pack already gave: say so instead of hiding them
-        segments = _fold_held(segments, held)
+    if held is not None and any(held):
+        segments = _shown_where_held(segments, held)
     if not request.hints.has_symbol:  # its markers name lines: the blank lines after a body go with it
         segments = _blank_tails_elided(segments, current.lines)
     hidden = [s for s in segments if s.kind == "elided"]
@@ -353,9 +353,7 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     body = render_segments(current.lines, segments, notes, request.hints)
     header = f"[SKELETON] {request.path}: {total} lines."
     if "skeleton" not in request.told:
-        held_note = " [UNCHANGED] spans are code you were already given." if any(
-            s.kind == "unchanged" for s in segments) else ""
-        header += f" {request.hints.skeleton_help(request.path)}{held_note}"
+        header += f" {request.hints.skeleton_help(request.path)}"
     text = "\n".join([header, *body])
     response = _response(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
@@ -404,13 +402,8 @@ def _held_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
                       for n in range(1, total + 1)]
 
 
-_MIN_HELD_RUN = 3  # a shorter run of held lines costs less shown than as a marker
-
-
-def _fold_held(segments, held: Sequence[bool]) -> list[Segment]:
-    """A skeleton's segments with runs the agent already holds marked `unchanged`: an
-    elided body it holds stays in its copy (a later drill-in is `[UNCHANGED]`), and
-    shown lines it holds cost one marker."""
+def _shown_where_held(segments, held: Sequence[bool]) -> list[Segment]:
+    """A skeleton's elided runs, shown where the agent already holds the lines."""
     from .views import Segment
 
     out: list[Segment] = []
@@ -420,19 +413,13 @@ def _fold_held(segments, held: Sequence[bool]) -> list[Segment]:
             m = n
             while m + 1 <= seg.end and held[m + 1] == held[n]:
                 m += 1
-            if held[n] and (m - n + 1 >= _MIN_HELD_RUN or seg.kind == "elided"):
-                out.append(Segment("unchanged", n, m, source=n, symbol=seg.symbol))
+            kind = "shown" if seg.kind == "shown" or held[n] else "elided"
+            if out and out[-1].kind == kind == "shown" and out[-1].end + 1 == n:
+                out[-1] = out[-1]._replace(end=m)
             else:
-                out.append(seg._replace(start=n, end=m))
+                out.append(seg._replace(kind=kind, start=n, end=m, symbol=None if kind == "shown" else seg.symbol))
             n = m + 1
-    merged: list[Segment] = []
-    for seg in out:  # neighbours of one kind (and symbol) are one segment
-        last = merged[-1] if merged else None
-        if last and last.kind == seg.kind == "shown":
-            merged[-1] = last._replace(end=seg.end)
-        else:
-            merged.append(seg)
-    return merged
+    return out
 
 
 def _copy_after(copy: AgentCopy, current: Current, segments) -> AgentCopy:
@@ -585,7 +572,7 @@ def _delta(request, current, copy: AgentCopy, old: Sequence, known: Sequence[boo
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
-    header = f"[DELTA] {request.path}: changed since you last read it ({copy.length} lines then, {total} now)."
+    header = f"[DELTA] {request.path}: changed since your last whole read of it ({copy.length} lines then, {total} now)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
     if unseen:

@@ -131,7 +131,7 @@ def test_a_delta_with_moved_runs_passes():
     talk = Talk()
     talk.native()
     talk.bash("line 0\n" + changed(V0, 6, "line 6 changed"))
-    talk.answer("\n".join(["[DELTA] app.py: changed since you last read it (12 lines then, 13 now). Changed/new: f.", row(1, "line 0"),
+    talk.answer("\n".join(["[DELTA] app.py: changed since your last whole read of it (12 lines then, 13 now). Changed/new: f.", row(1, "line 0"),
                            "... 2-6 unchanged (were 1-5)", row(7, "line 6 changed"), "... 8-13 unchanged (were 7-12)"]))
     passes(talk)
     assert talk.judge().views[PATH].held[13] == "line 12"
@@ -254,7 +254,7 @@ def test_a_delta_leaning_on_lines_past_the_models_copy_fails():
     talk = Talk()
     talk.native()
     talk.bash("line 0\n" + V0)
-    talk.answer("\n".join(["[DELTA] app.py: changed since you last read it (12 lines then, 13 now).", "... 1-13 unchanged (were 0-12)"]))
+    talk.answer("\n".join(["[DELTA] app.py: changed since your last whole read of it (12 lines then, 13 now).", "... 1-13 unchanged (were 0-12)"]))
     fails(talk, "lines 0 of the model's copy")
 
 
@@ -262,7 +262,7 @@ def test_a_delta_vouching_for_a_moved_run_with_the_wrong_offset_fails():
     talk = Talk()
     talk.native()
     talk.bash("line 0\n" + V0)
-    talk.answer("\n".join(["[DELTA] app.py: changed since you last read it (12 lines then, 13 now).", row(1, "line 0"), "... 2-13 unchanged"]))
+    talk.answer("\n".join(["[DELTA] app.py: changed since your last whole read of it (12 lines then, 13 now).", row(1, "line 0"), "... 2-13 unchanged"]))
     fails(talk, "vouches for line 2")
 
 
@@ -270,7 +270,7 @@ def test_a_delta_showing_a_wrong_line_fails():
     talk = Talk()
     talk.native()
     talk.bash(changed(V0, 6, "line 6 changed"))
-    talk.answer("\n".join(["[DELTA] app.py: changed since you last read it (12 lines then, 12 now).", "... 1-5 unchanged", row(6, "line 6 CHANGED"),
+    talk.answer("\n".join(["[DELTA] app.py: changed since your last whole read of it (12 lines then, 12 now).", "... 1-5 unchanged", row(6, "line 6 CHANGED"),
                            "... 7-12 unchanged"]))
     fails(talk, "shows line 6")
 
@@ -279,7 +279,7 @@ def test_a_delta_with_a_gap_or_the_wrong_lengths_fails():
     talk = Talk()
     talk.native()
     talk.bash(changed(V0, 6, "line 6 changed"))
-    talk.answer("\n".join(["[DELTA] app.py: changed since you last read it (11 lines then, 13 now).", "... 1-5 unchanged", row(6, "line 6 changed"),
+    talk.answer("\n".join(["[DELTA] app.py: changed since your last whole read of it (11 lines then, 13 now).", "... 1-5 unchanged", row(6, "line 6 changed"),
                            "... 8-12 unchanged"]))
     fails(talk, "leans on a copy of 11 lines; the model believes 12", "says 13 lines; the file has 12",
           "lines 7-7 are neither shown")

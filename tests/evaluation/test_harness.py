@@ -326,9 +326,9 @@ def test_eval_command_default_json_has_the_charges(capsys):
     assert main(["--json", "--counter", "estimate"]) == 0
     out = json.loads(capsys.readouterr().out)
     check_charge_keys(out)
-    # five drill-ins: three into code the agent already holds ([UNCHANGED], not charged), two
-    # into bodies the skeleton hid
-    assert out["drill_ins"] == 5 and out["round_trips"]["symbolpack"] == 2
+    # five drill-ins: four into code the agent already holds (not charged: among them one the
+    # skeleton showed because an earlier pack had given it), one into a body the skeleton hid
+    assert out["drill_ins"] == 5 and out["round_trips"]["symbolpack"] == 1
     assert "drill_ins_per_edited_file" not in out  # a replay number
 
 

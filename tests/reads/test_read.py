@@ -123,7 +123,7 @@ def test_changed_symbols_come_back_whole_and_the_rest_unchanged_or_elided():
     r = agent.read(current(lines))
     assert r["mode"] == "delta"
     assert r["text"].splitlines()[0].startswith(
-        "[DELTA] m.py: changed since you last read it (98 lines then, 98 now). Changed/new: f0.")
+        "[DELTA] m.py: changed since your last whole read of it (98 lines then, 98 now). Changed/new: f0.")
     shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
     assert shown == [(1, 25)]  # the changed import and f0
     # f1, f2, f3 bodies were never seen and did not change: still elided
@@ -374,20 +374,21 @@ def test_a_revert_after_a_range_read_is_not_unchanged():
         assert modes[2] != "unchanged", modes
 
 
-def test_a_first_whole_read_keeps_what_a_range_already_gave():
-    """Lines the agent already holds (a range, a pack) are not hidden by the skeleton:
-    they are `unchanged`, so they stay in the copy and a drill-in into them is cheap."""
+def test_a_first_whole_read_shows_what_a_range_already_gave():
+    """Lines the agent already holds (a range, a pack) are shown by the skeleton, not
+    hidden (an `elided` marker would contradict what it was given) and not marked
+    `unchanged` (real models read that hole as text withheld and read the file again)."""
     cur = current(py_lines())
     f1 = [s for s in cur.symbols if s.qualname == "f1"][0]
     agent = Agent()
     agent.read(cur, ReadRequest("m.py", offset=f1.lines[0], limit=f1.lines[1] - f1.lines[0] + 1))
     r = agent.read(cur)
-    assert r["mode"] == "skeleton"
-    # f1 whole (its signature too) is what the range gave: one unchanged span, not hidden
-    assert {"kind": "unchanged", "start": f1.lines[0], "end": f1.lines[1], "from": f1.lines[0]} in r["segments"]
+    assert r["mode"] == "skeleton" and not any(s["kind"] == "unchanged" for s in r["segments"])
+    shown = {n for s in r["segments"] if s["kind"] == "shown" for n in range(s["start"], s["end"] + 1)}
+    assert set(range(f1.lines[0], f1.lines[1] + 1)) <= shown
     assert [s["symbol"] for s in r["segments"] if s["kind"] == "elided"] == [
         "m.py:python:f0", "m.py:python:f2", "m.py:python:f3"]
-    assert agent.read(cur, ReadRequest("m.py", symbol=f1))["mode"] == "range"  # asked for: shown
+    assert not [e for e in agent.copy.hidden_runs() if e[2] == "m.py:python:f1"]
 
 
 def test_a_body_the_copy_has_no_record_of_is_shown_not_named():
