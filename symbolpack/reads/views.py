@@ -148,22 +148,30 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     (a change the agent did not read) too."""
     out: list[str] = []
     i = 0
+    after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source
     while i < len(segments):
         seg = segments[i]
         if seg.kind == "shown":
             out.extend(numbered(lines, seg.start, seg.end))
+            after = None
             i += 1
             continue
         if seg.source is None:  # elided, changed inside
             out.append(elided_marker(lines, seg, hints=hints))
+            after = None
             i += 1
             continue
+        if after is not None and after[0] + 1 == seg.start and seg.source > after[1] + 1:
+            # lines of the copy removed between two runs it still has: said, not left to be inferred
+            # from the jump in "were" numbers (real models doubted the mapping there)
+            out.append(f"... your lines {after[1] + 1}-{seg.source - 1} were removed here")
         j = i
         while j + 1 < len(segments) and segments[j + 1].source is not None and segments[j + 1].kind != "shown" \
                 and segments[j + 1].start == segments[j].end + 1 \
                 and segments[j + 1].source == segments[j].source + segments[j].end - segments[j].start + 1:
             j += 1
         run = segments[i:j + 1]
+        after = (run[-1].end, (seg.source or 0) + run[-1].end - seg.start)
         if all(r.kind == "elided" for r in run) and len(run) == 1:
             out.append(elided_marker(lines, seg, hints=hints))
         else:

@@ -455,3 +455,18 @@ def test_a_small_file_is_read_whole():
     assert 400 < cur.full_tokens() < 1500
     assert first_read(cur, ReadPolicy())[1]["mode"] == "full"
     assert first_read(cur, ReadPolicy(small_file_tokens=SMALL))[1]["mode"] == "skeleton"
+
+
+def test_lines_removed_between_two_held_runs_are_said():
+    """Lines of the copy deleted with nothing shown in their place (a block owned by no
+    changed symbol): the delta's text says so. A jump from `were 19-35` to `were 41-46`
+    alone left real models doubting the map."""
+    from symbolpack.reads.views import Segment, render_delta
+
+    lines = [f"line {n}" for n in range(1, 21)]
+    text = render_delta(lines, [Segment("unchanged", 1, 10, source=1), Segment("unchanged", 11, 20, source=16)])
+    assert text == ["... 1-10 unchanged", "... your lines 11-15 were removed here", "... 11-20 unchanged (were 16-25)"]
+    # a shown line between them stands in for what went: nothing more is said
+    text = render_delta(lines, [Segment("unchanged", 1, 9, source=1), Segment("shown", 10, 10),
+                                Segment("unchanged", 11, 20, source=16)])
+    assert text == ["... 1-9 unchanged", "    10\tline 10", "... 11-20 unchanged (were 16-25)"]
