@@ -129,3 +129,21 @@ def test_tldrs_ab_run_drives_an_agent_command_in_every_run_and_reports(episode, 
     rows = {line[:36].strip(): line[36:].split() for line in out.out.splitlines() if line.startswith("  ")}
     assert rows["questions right"] == ["2/2", "2/2"] and rows["runs reporting confusion"] == ["0", "0"]
     assert "tiny [plain] run-0" in out.err and "tiny [symbolpack] run-0" in out.err  # one line per run as it ends
+
+
+def test_every_committed_episode_is_well_formed_and_asks_what_the_issue_asks():
+    """The episodes in evals/agent_ab: valid, 5 steps, 8-12 questions, 2-3 edits, later commits
+    applied between steps, every question checkable (its accepted answers pass the rule)."""
+    from pathlib import Path
+
+    from symbolpack.evaluation.agentab.episode import load_episode
+
+    folder = Path(__file__).resolve().parents[3] / "evals" / "agent_ab" / "episodes"
+    episodes = [load_episode(p) for p in sorted(folder.glob("*.json"))]
+    assert len(episodes) >= 6 and len({e.data["language"] for e in episodes}) >= 4
+    for ep in episodes:
+        questions = ep.questions()
+        assert 8 <= len(questions) <= 12 and 2 <= len(ep.edits()) <= 3, ep.name
+        assert sum(1 for step in ep.steps if step.get("apply")) >= 3, ep.name
+        for _, q in questions:
+            assert all(answer_is_right(a, q) for a in q["accepted"]), (ep.name, q["id"])
