@@ -111,24 +111,27 @@ def test_the_repeat_free_ceiling_frees_only_lines_already_received_as_they_were(
     assert repeat_free_outputs(log) == [100, MARKER_TOKENS, 50 + MARKER_TOKENS, 40, 30]
 
 
-def test_tldrs_ab_run_drives_an_agent_command_in_every_run_and_reports(episode, tmp_path, capsys):  # noqa: F811
+def test_tldrs_ab_run_drives_an_agent_command_in_every_run_and_reports(episode, tmp_path):  # noqa: F811
     """`tldrs ab run` with a scripted agent (a shell script reading the prompt on stdin and
     answering through ./lab): both arms, neutral names, then the table."""
-    from symbolpack.cli import main
+    import subprocess
+    import sys
 
     agent = ("sh -c 'cat > prompt.txt; ./lab next; ./lab read app.py --offset 17 --limit 5; ./lab answer Q1 3; "
              "./lab next; ./lab answer Q2 5000; ./lab next; ./lab feedback none'")
-    assert main(["ab", "run", str(episode), "--agent", agent, "--out", str(tmp_path / "runs"), "--rounds", "1"]) == 0
-    out = capsys.readouterr()
+    # a process of its own, as a user runs it (the CLI sets up logging for its process)
+    out = subprocess.run([sys.executable, "-m", "symbolpack.cli", "ab", "run", str(episode), "--agent", agent,
+                          "--out", str(tmp_path / "runs"), "--rounds", "1"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
     runs = sorted(p.name for p in (tmp_path / "runs").iterdir())
     assert runs == ["run-01", "run-02"]  # names say nothing of the arm
     arms = {json.loads((tmp_path / "runs" / r / "state.json").read_text())["arm"] for r in runs}
     assert arms == {"plain", "symbolpack"}
     prompt = (tmp_path / "runs" / "run-01" / "prompt.txt").read_text()
     assert "lab next" in prompt and "symbolpack" not in prompt and "plain" not in prompt
-    rows = {line[:36].strip(): line[36:].split() for line in out.out.splitlines() if line.startswith("  ")}
+    rows = {line[:36].strip(): line[36:].split() for line in out.stdout.splitlines() if line.startswith("  ")}
     assert rows["questions right"] == ["2/2", "2/2"] and rows["runs reporting confusion"] == ["0", "0"]
-    assert "tiny [plain] run-0" in out.err and "tiny [symbolpack] run-0" in out.err  # one line per run as it ends
+    assert "tiny [plain] run-0" in out.stderr and "tiny [symbolpack] run-0" in out.stderr  # a line per run as it ends
 
 
 def test_every_committed_episode_is_well_formed_and_asks_what_the_issue_asks():
