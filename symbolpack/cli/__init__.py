@@ -165,6 +165,11 @@ def cmd_read(args) -> int:
     if args.elide_min_lines < 1:
         raise _user_error("--elide-min-lines must be at least 1")
     policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
+    if session_id is None and not args.full:
+        # a script, a CI job, a pipe: no terminal, no agent process, no id -- every read would
+        # silently be the whole file; say so once per read, on stderr, with the way out
+        print(f"{PROG}: note: {NO_SESSION}, or run it from a terminal; without one, every read is the "
+              f"whole file (no skeleton, no [UNCHANGED], nothing remembered)", file=sys.stderr)
     try:
         present = present_ids(args.present)
         result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit, symbol=args.symbol,

@@ -266,3 +266,16 @@ def test_a_file_outside_the_repository_is_one_copy_whichever_path_reaches_it(tmp
     again = json.loads(tldrs(root, "read", "link.txt", "--session-id", "s", "--format", "json", env=env,
                              check=True).stdout)
     assert again["mode"] != "unchanged" and "row 40" in again["text"]
+
+
+def test_a_read_without_a_session_says_so_on_stderr(repo):
+    """From a script (no terminal, no agent process, no id) a read is the whole file every
+    time: it says so in one line, with the way to get a session; stdout stays the answer."""
+    proc = tldrs(repo, "read", "src/app.py")  # the test's process has no terminal
+    assert proc.returncode == 0 and proc.stdout.startswith("     1\t")
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("tldrs: note: no session: pass --session-id")
+    again = tldrs(repo, "read", "src/app.py")
+    assert again.stdout == proc.stdout  # nothing remembered: the whole file again
+    with_id = tldrs(repo, "read", "src/app.py", "--session-id", "s1")
+    assert with_id.stderr == "" and with_id.stdout.startswith("[SKELETON] src/app.py")
+    assert tldrs(repo, "read", "src/app.py", "--full").stderr == ""  # asked for the plain file: nothing to say
