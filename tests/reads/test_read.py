@@ -423,7 +423,7 @@ def test_a_line_held_at_two_numbers_keeps_the_one_at_its_true_number():
 
 
 def test_alignment_ties_slide_toward_the_run_that_keeps_its_numbers():
-    from symbolpack.reads.read import _slid
+    from symbolpack.reads.delta import _slid
 
     # the copy holds "a" at 1 and 2 (a stale duplicate), the file has "x" on top: deleting
     # the copy's line 2 or line 1 is the same text; the run after keeps its numbers

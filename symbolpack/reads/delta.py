@@ -1,0 +1,331 @@
+"""Re-reads of a changed file: a symbol-granular delta or a unified diff against the
+agent's copy. Pure; split from `read.py`, which decides which answer a read gets.
+
+A delta aligns the copy with the file line by line (`linediff`) and shows what the
+agent does not hold as it is now: each changed symbol's header line and changed lines,
+bodies it was told are elided when they changed, and the lines its own edits wrote.
+Everything else is a marker that says what it vouches for, with current numbers
+(ARCHITECTURE.md, "Re-reads" and "Answers a real model trusts").
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from ..engine.symbols import SymbolSlice
+    from .views import Segment, UnifiedDiff
+
+import re
+
+from .agentcopy import AgentCopy
+from .outcome import Current, ReadOutcome, copy_after, response_of
+
+
+# --------------------------------------------------------------------------- delta
+
+def _innermost(total: int, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice | None]:
+    owner: list[SymbolSlice | None] = [None] * (total + 1)
+    for s in symbols:  # source order, parents first: inner symbols overwrite
+        a, b = s.lines[0], min(s.lines[1], total)
+        if a <= b:
+            owner[a:b + 1] = [s] * (b - a + 1)
+    return owner
+
+
+def _slid(ops, old: Sequence, new: Sequence[str], known: Sequence[bool]) -> list[list]:
+    """*ops* (`linediff.opcodes` of the copy's text, 1-based in *old*, against *new*)
+    with ties broken toward the copy's own numbers. A block the copy loses (or the file
+    gains) between two equal runs may sit a line earlier or later with the same texts
+    (its last line equals the line before it, or its first the line after): it goes
+    to the end of the run that keeps the agent's numbers. After a line inserted on top
+    left the agent holding one line at two numbers, the line it holds at its true
+    number stays in place, instead of being called moved (its symbol changed)."""
+    out = [list(op) for op in ops]
+
+    def same(seq_old: bool, a: int, b: int) -> bool:  # 0-based positions of one side
+        if seq_old:
+            return old[a + 1] is not None and old[a + 1] == old[b + 1] and known[a + 1] == known[b + 1]
+        return new[a] == new[b]
+
+    for k in range(1, len(out) - 1):
+        before, op, after = out[k - 1], out[k], out[k + 1]
+        if before[0] != "equal" or after[0] != "equal" or op[0] not in ("delete", "insert"):
+            continue
+        on_old = op[0] == "delete"
+        lo, hi = (1, 2) if on_old else (3, 4)  # the block's ends in the op
+        if after[3] - after[1] == 0:  # the run after keeps its numbers: the block goes up
+            while before[2] > before[1] and same(on_old, op[lo] - 1, op[hi] - 1):
+                before[2], before[4] = before[2] - 1, before[4] - 1
+                after[1], after[3] = after[1] - 1, after[3] - 1
+                op[1], op[2], op[3], op[4] = op[1] - 1, op[2] - 1, op[3] - 1, op[4] - 1
+        elif before[3] - before[1] == 0:  # the run before does: the block goes down
+            while after[2] > after[1] and same(on_old, op[lo], op[hi]):
+                before[2], before[4] = before[2] + 1, before[4] + 1
+                after[1], after[3] = after[1] + 1, after[3] + 1
+                op[1], op[2], op[3], op[4] = op[1] + 1, op[2] + 1, op[3] + 1, op[4] + 1
+    return [op for op in out if op[0] != "equal" or op[2] > op[1]]
+
+
+def _align(old: Sequence, new: Sequence[str], ops, known: Sequence[bool]) -> tuple[list[int | None], set[int]]:
+    """new line -> old line with identical text (1-based), by the opcodes *ops* of the
+    copy's text (gaps are None: equal to nothing) against *new* (ties broken toward the
+    agent's numbers, `_slid`; *known*: the copy's lines it holds); and the new lines that
+    stand one for one where the copy has gaps (text unknown to us: they are shown, but
+    they do not make their symbol "changed")."""
+    mapped: list[int | None] = [None] * (len(new) + 1)
+    in_gaps: set[int] = set()
+    for tag, i1, i2, j1, j2 in _slid(ops, old, new, known):
+        if tag == "equal":
+            mapped[j1 + 1:j2 + 1] = range(i1 + 1, i2 + 1)
+        elif tag == "replace" and i2 - i1 == j2 - j1 and all(old[i + 1] is None for i in range(i1, i2)):
+            in_gaps.update(range(j1 + 1, j2 + 1))
+    return mapped, in_gaps
+
+
+def removed_names(old: Sequence, current: Current, names_before) -> list[str]:
+    """Qualnames the copy's text defines and the file no longer does (only when the
+    copy's text is whole: a partial text would make up removals)."""
+    if names_before is None or any(t is None for t in old[1:]):
+        return []
+    before = names_before(old[1:])
+    if not before:
+        return []
+    return sorted(set(before) - {s.qualname for s in current.symbols or ()})
+
+
+def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
+                  removed: Sequence[str], ops) -> tuple[ReadOutcome, bool]:
+    """Symbol-granular re-read against the copy: a symbol whose own lines changed is
+    shown (its own lines, children excluded); a line identical to one the agent holds
+    is `unchanged` from there; a line identical to one the agent was only told is
+    elided stays elided; everything else is shown. Returns the outcome and whether
+    every change it names is inside bodies the agent never read."""
+    from .views import render_delta
+
+    new = current.lines
+    total = len(new)
+    mapped, in_gaps = _align(old, new, ops, known)
+    owner = _innermost(total, current.symbols or ())
+    points = _change_points(mapped, in_gaps, total)
+    # a changed line changes its symbol; lines removed between two change both neighbours'
+    dirty = {sym.id for group in points for sym in (owner[p] for p in group) if sym is not None}
+    unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
+    window, opened = _change_windows(dirty - unseen, owner, points, total)
+    status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
+    for i in range(1, total + 1):
+        sym = owner[i]
+        src = mapped[i]
+        if sym is not None and sym.id in unseen and src is not None and known[src]:
+            status[i] = "U"  # the header of a body changed out of sight: as the agent has it
+        elif sym is not None and sym.id in unseen:
+            status[i] = "E"  # a change inside a body the agent never saw: a note, not the body
+        elif src is None or (i in window and known[src]) or (sym is not None and sym.id in opened and not known[src]):
+            status[i] = "S"  # a window shows lines the agent holds; a body it was told is elided, when it changed
+        elif known[src]:
+            status[i] = "U"
+        else:
+            status[i] = "H"  # elided before, the same text now: still elided, just moved
+    only_unseen = bool(unseen) and "S" not in status
+    segments = _segments_from_status(status, mapped, owner)
+    changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
+    header = f"[DELTA] {request.path}: changed since your last whole read of it ({copy.length} lines then, {total} now)."
+    if changed:
+        header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
+    if unseen:
+        names = sorted(s.qualname for s in current.symbols or () if s.id in unseen)
+        header += (" Changed inside code you have not read (still elided): " + ", ".join(names[:12])
+                   + ("..." if len(names) > 12 else "") + ".")
+    if removed:
+        header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
+    if request.own_edits:
+        header += " Your own edit is shown as it is now."
+    if "delta" not in request.told:
+        header += " Numbers are current; \"... A-B unchanged\": as you had them (\"were C-D\": moved)."
+    text = "\n".join([header, *render_delta(new, segments, request.hints, anchors(current))])
+    response = response_of(request, current, "delta", text, None, segments, current.full_tokens())
+    return ReadOutcome(response, copy_after(copy, current, segments), None), only_unseen
+
+
+_ANCHOR_KINDS = frozenset({"function", "method", "constructor", "class", "struct", "enum", "interface", "trait",
+                           "impl", "type", "macro"})
+
+
+def anchors(current: Current) -> dict[int, str]:
+    """Each function-like or type symbol's declaration line -> its name (a moved run's
+    marker says where they are now): the first line of its signature that names it, not
+    an attribute or a decorator above it (a model asked for "the line of f" wants that one)."""
+    from .skeleton import _header_line
+
+    out: dict[int, str] = {}
+    for s in current.symbols or ():
+        if s.kind not in _ANCHOR_KINDS:
+            continue
+        line = _header_line(current.lines, s)
+        end = min(s.body[0] - 1 if s.body else s.lines[1], len(current.lines))
+        named = next((n for n in range(line, end + 1) if re.search(rf"\b{re.escape(s.name)}\b", current.lines[n - 1])
+                      and not current.lines[n - 1].lstrip().startswith(("#[", "@", "//", "#", "/*", "*"))), line)
+        out[named] = s.qualname
+    return out
+
+
+# lines shown around a change inside a changed symbol: none. The agent holds the lines
+# around it at numbered places (a delta keeps them `unchanged`), so repeating them
+# tells it nothing; the symbol's header line orients it. (2 cost 0.3-1.5% more on six
+# replayed histories (two never tuned on: click, mini-redis) and a tenth more on the real
+# Claude Code scenario.)
+_WINDOW_CONTEXT = 0
+
+
+def _change_points(mapped, in_gaps: set[int], total: int) -> list[tuple[int, ...]]:
+    """Where the file departs from the copy, in order: (i,) for a line with no match
+    in the copy (not one standing in a gap: its text was unknown, not changed), and
+    (i, i + 1) where lines of the copy were removed (or moved) between i and i + 1."""
+    points: list[tuple[int, ...]] = []
+    for i in range(1, total + 1):
+        here = mapped[i]
+        if here is None:
+            if i not in in_gaps:
+                points.append((i,))
+        elif i < total and mapped[i + 1] is not None and mapped[i + 1] != here + 1:
+            points.append((i, i + 1))
+    return points
+
+
+def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total: int
+                    ) -> tuple[set[int], set[str]]:
+    """The lines a changed symbol shows: its header line, and each change (with
+    `_WINDOW_CONTEXT` lines around it, its own lines only). The rest of its lines are
+    as the agent holds them (`unchanged`, at their new numbers) or stay elided: a
+    2-line edit in a 200-line function costs a window, not the function. Also the
+    changed symbols whose body changed: what the agent was told is elided of those
+    comes back whole (a body half shown, half elided line by line, helps nobody)."""
+    out: set[int] = set()
+    opened: set[str] = set()
+    headed: set[str] = set()
+    for i in range(1, total + 1):  # each changed symbol's header: the first line it owns
+        s = owner[i]
+        if s is not None and s.id in dirty and s.id not in headed:
+            headed.add(s.id)
+            out.add(i)
+    for group in points:  # a group's window is its first line's symbol's
+        s = owner[group[0]]
+        if s is None or s.id not in dirty:
+            continue
+        out.update(k for p in group for k in range(max(p - _WINDOW_CONTEXT, 1), min(p + _WINDOW_CONTEXT, total) + 1)
+                   if owner[k] is s)
+        if s.body and any(s.body[0] <= p <= s.body[1] for p in group):
+            opened.add(s.id)
+    return out, opened
+
+
+def hidden_change_note(numbers: Sequence[int], current: Current) -> str:
+    """What changed behind elided markers ("f, g", or "lines A-B"); "" when nothing did."""
+    if not numbers:
+        return ""
+    owner = _innermost(len(current.lines), current.symbols or ())
+    names = sorted({o.qualname for n in numbers if (o := owner[n]) is not None})
+    what = ", ".join(names[:8]) + ("..." if len(names) > 8 else "") if names else \
+        f"lines {numbers[0]}-{numbers[-1]}"
+    return what
+
+
+def _changed_unseen(symbols, dirty: set[str], owner, mapped, known, total: int) -> set[str]:
+    """Changed symbols whose body the agent was told is elided: none of its body lines
+    (its own, children excluded) maps to a line the agent knows, some map to lines it
+    was shown as elided (a body that is new, or a gap, is shown), and its header is intact.
+    Their change is named, not shown: the agent never read those bodies."""
+    out: set[str] = set()
+    for s in symbols:
+        if s.id not in dirty or not s.body:
+            continue
+        body = [i for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s]
+        head = [i for i in range(s.lines[0], s.body[0]) if owner[i] is s]
+        if body and head and all(mapped[i] is None or not known[mapped[i]] for i in body) \
+                and any(mapped[i] is not None for i in body) \
+                and all(mapped[i] is not None and known[mapped[i]] for i in head):
+            out.add(s.id)
+    return out
+
+
+_MARKER_COST_LINES = 2  # an [UNCHANGED] run this short is cheaper to show
+
+
+def _segments_from_status(status, mapped, owner) -> list[Segment]:
+    """Status per line (S shown, U unchanged, H elided before and still, E elided
+    with a change inside) -> segments. U and H segments keep their source line: a
+    run of them that moved together is drawn as one marker (`render_delta`)."""
+    from .views import Segment
+
+    total = len(status) - 1
+
+    def moves_with(a: int, b: int) -> bool:  # line b continues line a's run in the copy
+        return status[a] in "UH" and status[b] in "UH" and mapped[a] is not None and mapped[b] == mapped[a] + 1
+
+    # a short unchanged run between shown lines costs more as a marker than as lines
+    i = 1
+    while i <= total:
+        if status[i] == "U":
+            j = i
+            while j + 1 <= total and status[j + 1] == "U" and mapped[j + 1] == mapped[j] + 1:
+                j += 1
+            alone = not (i > 1 and moves_with(i - 1, i)) and not (j < total and moves_with(j, j + 1))
+            if alone and j - i + 1 <= _MARKER_COST_LINES:
+                for k in range(i, j + 1):
+                    status[k] = "S"
+            i = j + 1
+        else:
+            i += 1
+    segments: list[Segment] = []
+    i = 1
+    while i <= total:
+        kind = status[i]
+        j = i
+        while j + 1 <= total and status[j + 1] == kind:
+            if kind in "UH" and mapped[j + 1] != mapped[j] + 1:
+                break
+            if kind in "EH" and owner[j + 1] is not owner[i]:
+                break
+            j += 1
+        if kind == "S":
+            segments.append(Segment("shown", i, j))
+        elif kind == "U":
+            sym = owner[i] if owner[i] is owner[j] else None
+            segments.append(Segment("unchanged", i, j, source=mapped[i], symbol=sym.id if sym else None))
+        else:
+            segments.append(Segment("elided", i, j, source=mapped[i] if kind == "H" else None,
+                                    symbol=owner[i].id if owner[i] else None))
+        i = j + 1
+    return segments
+
+
+# --------------------------------------------------------------------------- diff
+
+def diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: Sequence[bool],
+                  diff: UnifiedDiff) -> ReadOutcome:
+    total = len(current.lines)
+    header = f"[DIFF] {request.path} changed ({old_total} -> {total} lines); unified diff against your copy:"
+    text = header + ("\n" + diff.text if diff.text else "")
+    response = response_of(request, current, "diff", text, None, None, current.full_tokens())
+    # known now: every line inside a hunk, and outside hunks what the agent knew
+    # there (those lines are identical, shifted by the hunks before them)
+    old_hidden: list[str | None] = [None] * (old_total + 1)
+    for a, b, symbol in copy.hidden_runs():
+        for n in range(a, min(b, old_total) + 1):
+            old_hidden[n] = symbol
+    known = [False] * (total + 1)
+    hidden_names: list = [None] * (total + 1)
+    old_line = new_line = 1
+    for i1, i2, j1, j2 in (*diff.spans, (old_total, None, total, None)):
+        while new_line <= j1 and old_line <= i1:
+            known[new_line] = old_known[old_line]
+            hidden_names[new_line] = old_hidden[old_line]
+            new_line, old_line = new_line + 1, old_line + 1
+        if j2 is None:
+            break
+        for n in range(j1 + 1, j2 + 1):
+            known[n] = True
+        old_line, new_line = i2 + 1, j2 + 1
+    hidden = [(n, n, hidden_names[n] or "") for n in range(1, total + 1) if not known[n]]
+    return ReadOutcome(response, copy.replaced(total, current.sha256, known, hidden), None)
