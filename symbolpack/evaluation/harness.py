@@ -132,10 +132,10 @@ class DiffOnlyPolicy:
             held = self._ranges.get((path, start, end)) == want or (
                 full is not None and len(full) >= end and full[start - 1:end] == want)
             self._ranges[(path, start, end)] = want
-            if held:
-                self.last_held = True
-                return min(native, count_tokens(
-                    f"[UNCHANGED] {path} lines {start}-{end}: identical to what you last read of them."))
+            # held or not, a range is its lines: real models distrust a marker for a range
+            # they asked for and fetch the text another way (`tldrs ab`), so no policy a real
+            # model can use answers one (a drill-in into held lines is still not charged)
+            self.last_held = held
             return native
         previous = self._full.get(path)
         self._full[path] = lines

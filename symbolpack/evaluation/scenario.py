@@ -547,6 +547,9 @@ def scripted_turns(root: Path) -> list[tuple[str, Callable[[EvalSession], object
     ]
 
 
+SAMPLE_SMALL_FILE_TOKENS = 400
+
+
 def run_scenario(engine=None) -> dict:
     """Build the sample repository in a temporary directory, play the script, summarize.
 
@@ -554,6 +557,10 @@ def run_scenario(engine=None) -> dict:
     """
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="symbolpack-eval-sample-") as tmp, isolated_state() as settings:
+        # the sample's files are small (about 150 lines): read whole under the default
+        # (files under 1,500 tokens), they would show none of the skeletons and deltas a
+        # real project's files get, so the scenario lowers the threshold to its files' size
+        settings = settings.replace(small_file_tokens=SAMPLE_SMALL_FILE_TOKENS)
         root = build_sample_repo(Path(tmp) / "sample")
         session = EvalSession(root, session_id="scenario", engine=engine, settings=settings)
         labels = []
@@ -565,6 +572,7 @@ def run_scenario(engine=None) -> dict:
         finally:
             session.close()
         _fn, why = load_pack_function("context_pack", session.ws, "authenticate", session_id=session.session_id)
-        return summarize(session, labels, kind="scenario", repo="embedded sample (5 files, 4 languages)",
+        return summarize(session, labels, kind="scenario",
+                         repo=f"embedded sample (5 files, 4 languages; skeletons from {SAMPLE_SMALL_FILE_TOKENS} tokens)",
                          context=("context packs" if _fn else f"reads and drill-ins ({why})"),
                          seconds=round(time.perf_counter() - started, 2))

@@ -53,15 +53,18 @@ def test_diff_only_policy_reads_whole_file_when_the_change_is_large_or_scattered
     assert policy.cost("a.txt", scattered, None) == native_cost(scattered, None)
 
 
-def test_diff_only_policy_range_marker_only_when_the_lines_are_held():
+def test_diff_only_policy_answers_a_range_with_its_lines_and_knows_when_it_held_them():
+    """The reference answers a range as a real model needs it, with the lines (a marker
+    there was distrusted), and says whether its agent held them (a drill-in it would not
+    have made is not charged)."""
     policy = DiffOnlyPolicy()
-    assert policy.cost("a.txt", LINES, (10, 20)) == native_cost(LINES, (10, 20))
-    assert policy.cost("a.txt", LINES, (10, 20)) < 30
+    assert policy.cost("a.txt", LINES, (10, 20)) == native_cost(LINES, (10, 20)) and not policy.last_held
+    assert policy.cost("a.txt", LINES, (10, 20)) == native_cost(LINES, (10, 20)) and policy.last_held
     policy.cost("b.txt", LINES, None)
-    assert policy.cost("b.txt", LINES, (40, 60)) < 30  # held from the full read
+    assert policy.cost("b.txt", LINES, (40, 60)) == native_cost(LINES, (40, 60)) and policy.last_held
     changed = list(LINES)
     changed[44] = "new"
-    assert policy.cost("b.txt", changed, (40, 60)) == native_cost(changed, (40, 60))
+    assert policy.cost("b.txt", changed, (40, 60)) == native_cost(changed, (40, 60)) and not policy.last_held
 
 
 def test_percentile_nearest_rank():
