@@ -95,6 +95,9 @@ def record_path() -> Path:
     return Path(base) / "symbolpack" / "installs.json"
 
 
+CREATED_DIRS = "__created_dirs__"  # the record's own folders, made by the first install
+
+
 def _records() -> dict:
     try:
         data = json.loads(record_path().read_text(encoding="utf-8"))
@@ -119,6 +122,13 @@ def _save_record(path: Path, entry: dict | None) -> None:
     else:
         del records[key]
     target = record_path()
+    if not any(k != CREATED_DIRS for k in records):
+        # nothing left to remember: the record goes, and the folders the first install made for it
+        target.unlink(missing_ok=True)
+        remove_empty_dirs(None, records.get(CREATED_DIRS) or ())
+        return
+    if not target.exists():
+        records[CREATED_DIRS] = [str(d) for d in missing_dirs(target)]
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, (json.dumps(records, indent=1, sort_keys=True) + "\n").encode("utf-8"), 0o600)
 
@@ -255,13 +265,15 @@ def _remove_created(out, path: Path, record: dict) -> None:
 
 
 def remove_empty_dirs(out, dirs) -> None:
-    """Remove the folders an install created (*dirs*) that are empty now, the deepest first."""
+    """Remove the folders an install created (*dirs*) that are empty now, the deepest first
+    (said on *out*, unless it is None)."""
     for d in sorted(map(str, dirs), key=len, reverse=True):
         try:
             os.rmdir(d)  # only when empty
-            say(out, f"removed {d} (symbolpack had created it)")
         except OSError:
-            pass
+            continue
+        if out is not None:
+            say(out, f"removed {d} (symbolpack had created it)")
 
 
 def _kept_note(agent: str, kept: tuple[str, ...]) -> str:

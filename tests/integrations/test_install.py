@@ -473,3 +473,24 @@ def test_doctor_starts_a_server_added_to_claude_code_with_claude_mcp_add(home, r
                                   "command not found: /nonexistent/tldrs"]
     local = next(t for t in report["targets"] if t["agent"] == "claude-mcp" and t["scope"] == "local")
     assert local["server"]["ok"] and "read_file" in local["server"]["tools"]
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_install_then_uninstall_into_an_empty_home_leaves_it_empty(agent, home, repo, monkeypatch):
+    """The record of what install created (`installs.json` under ~/.local/state) goes with
+    the last entry, and so do the folders the first install made for it (issue 29)."""
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    run(inst.install, agent, repo, True)
+    assert inst.record_path() == home / ".local" / "state" / "symbolpack" / "installs.json"
+    assert inst.record_path().is_file()
+    run(inst.uninstall, agent, repo, True)
+    assert not inst.record_path().exists()
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []
+
+
+def test_the_record_keeps_a_state_folder_that_was_there_before(home, repo, monkeypatch):
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    (home / ".local" / "state").mkdir(parents=True)
+    run(inst.install, "gemini", repo)
+    run(inst.uninstall, "gemini", repo)
+    assert (home / ".local" / "state").is_dir() and not (home / ".local" / "state" / "symbolpack").exists()
