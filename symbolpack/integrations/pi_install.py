@@ -113,9 +113,17 @@ def _read(path: Path) -> bytes | None:
 
 
 def _diff(path: Path, old: bytes | None, new: bytes | None) -> str:
+    """The change as printed: a diff of an extension that changed; one line for one
+    written or removed whole (printing its every line -- 373 of them -- told nobody
+    anything; settings files still show their diff, which is what a user checks)."""
     def text(data: bytes | None) -> str | None:
         return None if data is None else data.decode("utf-8", "replace")
 
+    if path.suffix == ".ts" and (old is None) != (new is None):
+        whole = new if new is not None else old
+        assert whole is not None
+        lines = len(whole.decode("utf-8", "replace").splitlines())
+        return f"{'new' if old is None else 'removed'} file {path} ({lines} lines)\n"
     return unified_diff_text(path, text(old), text(new))
 
 

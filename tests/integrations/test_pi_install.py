@@ -94,11 +94,12 @@ def test_install_uninstall_round_trip_is_byte_identical(where, existing, home, r
     shown = call(pii.install, global_=global_, root=repo, tldrs="tldrs")
     path = base / "extensions" / "symbolpack.ts"
     assert path.read_bytes() == pii.render("tldrs", global_)
-    assert "+++ " + str(path) in shown and "+const TLDRS" in shown
+    assert f"new file {path} ({len(pii.render('tldrs', global_).splitlines())} lines)" in shown
+    assert "+const TLDRS" not in shown  # a new file is one line, not a 373-line diff
     assert "already installed" in call(pii.install, global_=global_, root=repo, tldrs="tldrs")
     assert not [p for p in path.parent.iterdir() if p.name.startswith(".tmp-")]
     removed = call(pii.uninstall, global_=global_, root=repo)
-    assert "--- " + str(path) in removed
+    assert f"removed file {path} (" in removed
     assert snapshot(top) == before
     assert "not installed" in call(pii.uninstall, global_=global_, root=repo)
 
@@ -106,7 +107,7 @@ def test_install_uninstall_round_trip_is_byte_identical(where, existing, home, r
 def test_dry_run_writes_nothing(home, repo):
     before = snapshot(repo)
     shown = call(pii.install, root=repo, tldrs="tldrs", dry_run=True)
-    assert "+const TLDRS" in shown and "dry run" in shown
+    assert f"new file {repo / '.pi' / 'extensions' / 'symbolpack.ts'} (" in shown and "dry run" in shown
     assert snapshot(repo) == before
     call(pii.install, root=repo, tldrs="tldrs")
     installed = snapshot(repo)
