@@ -128,6 +128,8 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
                 if key not in servers:
                     servers[key] = _check_server(agent, server, root, timeout)
                     report["servers"].append(servers[key])
+                elif agent not in servers[key]["agents"]:
+                    servers[key]["agents"].append(agent)  # one server entry, started once, for each host using it
                 entry["server"] = servers[key]
                 if not servers[key]["ok"]:
                     problems.append(f"{agent} {scope}: MCP server `{servers[key]['command']}`: "
@@ -145,8 +147,10 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
         report["targets"].append(entry)
         key = json.dumps(server, sort_keys=True, default=str)
         if key not in servers:
-            servers[key] = _check_server("claude", server, root, timeout)
+            servers[key] = _check_server("claude-mcp", server, root, timeout)
             report["servers"].append(servers[key])
+        elif "claude-mcp" not in servers[key]["agents"]:
+            servers[key]["agents"].append("claude-mcp")
         entry["server"] = servers[key]
         if not servers[key]["ok"]:
             problems.append(f"claude-mcp {scope}: MCP server `{servers[key]['command']}`: {servers[key]['detail']}")
@@ -212,5 +216,5 @@ def _check_server(agent: str, server: dict, root: Path, timeout: float) -> dict:
     env: dict = given if isinstance(given, dict) else {}
     cwd = root / os.path.expanduser(str(server["cwd"])) if server.get("cwd") else root
     result = probe(command, args, {str(k): str(v) for k, v in env.items()}, cwd, timeout)
-    return {"agent": agent, "command": describe_server(server), "ok": result.ok, "detail": result.detail,
+    return {"agents": [agent], "command": describe_server(server), "ok": result.ok, "detail": result.detail,
             "tools": result.tools, "serverInfo": result.server, "ms": round(result.ms, 1)}

@@ -445,6 +445,8 @@ def test_doctor_starts_the_installed_server_and_lists_its_tools(home, repo):
     assert report["problems"] == []
     [server] = report["servers"]  # one command, started once
     assert server["ok"] and "read_file" in server["tools"]
+    # and labelled with every host that uses it (the Gemini entry showed "agent": "codex")
+    assert server["agents"] == ["codex", "gemini"]
     for agent in ("codex", "gemini"):
         entry = next(t for t in report["targets"] if t["agent"] == agent and t["scope"] == "project")
         assert entry["status"] == "installed" and entry["trusted"] is True
