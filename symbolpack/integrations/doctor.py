@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,56 @@ from .pi_install import doctor_report as pi_doctor_report
 from .trust import host_trust
 
 INACTIVE = "installed, inactive: project not trusted"
+
+
+def check_event_hook(command: str, event: str, matcher: str, timeout: float = 20.0) -> dict:
+    """Run an installed hook other than the pre-read one on a probe payload of its event
+    (the first tool or source its matcher names) and on a malformed one, in a scratch
+    project: it must exit 0, answer nothing or a JSON object for that event, and fail
+    open (no output) on a payload it cannot read."""
+    import subprocess
+    import tempfile
+    import time
+
+    first = matcher.split("|", 1)[0]
+    with tempfile.TemporaryDirectory(prefix="symbolpack-doctor-") as tmp:
+        probe = Path(tmp) / "probe.py"
+        probe.write_text("".join(f"def f{i}():\n    return {i}\n\n" for i in range(40)))
+        env = {**os.environ, "SYMBOLPACK_DIR": str(Path(tmp) / "state")}
+        payload: dict[str, Any] = {"session_id": "doctor", "cwd": tmp, "hook_event_name": event}
+        if event == "SessionStart":
+            payload["source"] = first
+        else:
+            edit = {"old_string": "return 1\n", "new_string": "return 1\n"} if first != "Read" else {}
+            payload.update(tool_name=first, tool_input={"file_path": str(probe), **edit})
+            if event == "PostToolUse":
+                payload["tool_response"] = {"filePath": str(probe), "success": True}
+
+        def run(stdin: str):
+            start = time.perf_counter()
+            proc = subprocess.run(command, shell=True, input=stdin, capture_output=True, text=True,
+                                  env=env, cwd=tmp, timeout=timeout)
+            return proc, (time.perf_counter() - start) * 1000
+
+        try:
+            answer, ms = run(json.dumps(payload))
+            bad, _ = run("{not json")
+        except (OSError, subprocess.SubprocessError) as exc:
+            return {"ok": False, "event": event, "detail": f"could not run it: {exc}"}
+    if answer.returncode != 0 or bad.returncode != 0:
+        err = (answer.stderr or bad.stderr).strip().splitlines()
+        return {"ok": False, "event": event,
+                "detail": f"exit {answer.returncode}/{bad.returncode}" + (f": {err[-1]}" if err else "")}
+    out = answer.stdout.strip()
+    try:
+        parsed = json.loads(out) if out else None
+    except ValueError:
+        parsed = "not JSON"
+    specific = parsed.get("hookSpecificOutput") if isinstance(parsed, dict) else None
+    ok = (not bad.stdout.strip() and (parsed is None or isinstance(parsed, dict))
+          and (specific is None or (isinstance(specific, dict) and specific.get("hookEventName") == event)))
+    return {"ok": ok, "event": event, "ms": round(ms, 1),
+            "detail": f"{event}[{first}] probe answered in {ms:.0f} ms" if ok else "unexpected answers"}
 
 
 def check_hook(command: str, timeout: float = 20.0) -> dict:
@@ -134,13 +185,19 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
                 if not servers[key]["ok"]:
                     problems.append(f"{agent} {scope}: MCP server `{servers[key]['command']}`: "
                                     f"{servers[key]['detail']}")
-            for line in entry["installed"]:
-                if agent == "claude" and line.startswith("PreToolUse[Read]: "):
-                    command = line.split(": ", 1)[1]
-                    if command not in hooks:
-                        hooks[command] = {"command": command, **check_hook(command)}
-                        if not hooks[command]["ok"]:
-                            problems.append(f"claude hook `{command}` does not answer: {hooks[command]['detail']}")
+            for line in entry["installed"] if agent == "claude" else ():
+                found = re.match(r"(\w+)\[([^\]]*)\]: (.+)$", line)
+                if found is None:
+                    continue
+                event, matcher, command = found.groups()
+                if command in hooks:
+                    continue
+                # the pre-read hook answers a re-read; every other hook is probed with its event
+                checked = check_hook(command) if (event, matcher) == ("PreToolUse", "Read") else \
+                    check_event_hook(command, event, matcher)
+                hooks[command] = {"command": command, **checked}
+                if not hooks[command]["ok"]:
+                    problems.append(f"claude hook `{command}` does not answer: {hooks[command]['detail']}")
     for scope, path, server in claude_mcp_servers(root):  # added with `claude mcp add`, not by tldrs install
         entry = {"agent": "claude-mcp", "scope": scope, "path": str(path), "exists": True,
                  "installed": [f"mcpServers.{SERVER_NAME}: {describe_server(server)}"], "status": "installed"}

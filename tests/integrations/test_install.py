@@ -236,7 +236,10 @@ def test_commands_and_doctor_end_to_end(home, repo):
     report = json.loads(doctor.stdout)
     project = next(t for t in report["targets"] if t["agent"] == "claude" and t["scope"] == "project")
     assert len(project["installed"]) == len(inst.CLAUDE_HOOKS) == 5
-    assert report["hooks"] and all(h["ok"] for h in report["hooks"])
+    # every installed hook is run with a probe of its own event, not the pre-read hook alone
+    assert sorted(h["command"].rsplit(" ", 1)[-1] for h in report["hooks"]) == sorted(
+        name for _, _, name in inst.CLAUDE_HOOKS)
+    assert all(h["ok"] for h in report["hooks"]), report["hooks"]
     text = cli("doctor")
     assert "answers" in text.stdout and "claude " in text.stdout
     assert cli("uninstall", "claude").returncode == 0
@@ -496,3 +499,23 @@ def test_the_record_keeps_a_state_folder_that_was_there_before(home, repo, monke
     run(inst.install, "gemini", repo)
     run(inst.uninstall, "gemini", repo)
     assert (home / ".local" / "state").is_dir() and not (home / ".local" / "state" / "symbolpack").exists()
+
+
+def test_doctor_says_which_hook_fails_its_probe(tmp_path):
+    """A hook that crashes on its event, or answers for another event, or prints on a payload it
+    cannot read, is reported; one that answers nothing (fails open) passes."""
+    from symbolpack.integrations.doctor import check_event_hook
+
+    def script(body: str) -> str:
+        path = tmp_path / f"hook{len(list(tmp_path.iterdir()))}.py"
+        path.write_text("import json, sys\n" + body)
+        return f"{sys.executable} {path}"
+
+    silent = script("sys.stdin.read()\n")
+    assert check_event_hook(silent, "PostToolUse", "Edit|Write")["ok"]
+    crash = script("raise SystemExit(3)\n")
+    assert not check_event_hook(crash, "SessionStart", "compact")["ok"]
+    wrong = script("sys.stdin.read(); print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse'}}))\n")
+    assert not check_event_hook(wrong, "PostToolUse", "Read")["ok"]
+    chatty = script("print('hello')\n")
+    assert not check_event_hook(chatty, "PreToolUse", "Edit")["ok"]
