@@ -38,20 +38,42 @@ from .trust import host_trust
 INACTIVE = "installed, inactive: project not trusted"
 
 
+def _run_in_scratch(command: str, inputs, timeout: float):
+    """Run a hook *command* once per stdin that *inputs*(project, probe) gives, in a scratch
+    project holding a probe file and a state dir of its own: [(process, ms)], or a failure
+    dict (it could not run, or some run did not exit 0)."""
+    import subprocess
+    import tempfile
+    import time
+
+    with tempfile.TemporaryDirectory(prefix="symbolpack-doctor-") as tmp:
+        probe = Path(tmp) / "probe.py"
+        probe.write_text("".join(f"def f{i}():\n    return {i}\n\n" for i in range(40)))
+        env = {**os.environ, "SYMBOLPACK_DIR": str(Path(tmp) / "state")}
+        runs = []
+        try:
+            for stdin in inputs(tmp, probe):
+                start = time.perf_counter()
+                proc = subprocess.run(command, shell=True, input=stdin, capture_output=True, text=True,
+                                      env=env, cwd=tmp, timeout=timeout)
+                runs.append((proc, (time.perf_counter() - start) * 1000))
+        except (OSError, subprocess.SubprocessError) as exc:
+            return {"ok": False, "detail": f"could not run it: {exc}"}
+    if any(proc.returncode != 0 for proc, _ in runs):
+        err = next((proc.stderr for proc, _ in runs if proc.stderr), "").strip().splitlines()
+        return {"ok": False, "detail": "exit " + "/".join(str(proc.returncode) for proc, _ in runs)
+                                       + (f": {err[-1]}" if err else "")}
+    return runs
+
+
 def check_event_hook(command: str, event: str, matcher: str, timeout: float = 20.0) -> dict:
     """Run an installed hook other than the pre-read one on a probe payload of its event
     (the first tool or source its matcher names) and on a malformed one, in a scratch
     project: it must exit 0, answer nothing or a JSON object for that event, and fail
     open (no output) on a payload it cannot read."""
-    import subprocess
-    import tempfile
-    import time
-
     first = matcher.split("|", 1)[0]
-    with tempfile.TemporaryDirectory(prefix="symbolpack-doctor-") as tmp:
-        probe = Path(tmp) / "probe.py"
-        probe.write_text("".join(f"def f{i}():\n    return {i}\n\n" for i in range(40)))
-        env = {**os.environ, "SYMBOLPACK_DIR": str(Path(tmp) / "state")}
+
+    def inputs(tmp: str, probe: Path) -> list[str]:
         payload: dict[str, Any] = {"session_id": "doctor", "cwd": tmp, "hook_event_name": event}
         if event == "SessionStart":
             payload["source"] = first
@@ -60,22 +82,12 @@ def check_event_hook(command: str, event: str, matcher: str, timeout: float = 20
             payload.update(tool_name=first, tool_input={"file_path": str(probe), **edit})
             if event == "PostToolUse":
                 payload["tool_response"] = {"filePath": str(probe), "success": True}
+        return [json.dumps(payload), "{not json"]
 
-        def run(stdin: str):
-            start = time.perf_counter()
-            proc = subprocess.run(command, shell=True, input=stdin, capture_output=True, text=True,
-                                  env=env, cwd=tmp, timeout=timeout)
-            return proc, (time.perf_counter() - start) * 1000
-
-        try:
-            answer, ms = run(json.dumps(payload))
-            bad, _ = run("{not json")
-        except (OSError, subprocess.SubprocessError) as exc:
-            return {"ok": False, "event": event, "detail": f"could not run it: {exc}"}
-    if answer.returncode != 0 or bad.returncode != 0:
-        err = (answer.stderr or bad.stderr).strip().splitlines()
-        return {"ok": False, "event": event,
-                "detail": f"exit {answer.returncode}/{bad.returncode}" + (f": {err[-1]}" if err else "")}
+    runs = _run_in_scratch(command, inputs, timeout)
+    if isinstance(runs, dict):
+        return {**runs, "event": event}
+    (answer, ms), (bad, _) = runs
     out = answer.stdout.strip()
     try:
         parsed = json.loads(out) if out else None
@@ -91,42 +103,24 @@ def check_event_hook(command: str, event: str, matcher: str, timeout: float = 20
 def check_hook(command: str, timeout: float = 20.0) -> dict:
     """Run an installed pre-read hook command on probe payloads in a scratch project:
     first read passes through, the re-read is [UNCHANGED], a malformed payload is ignored."""
-    import subprocess
-    import tempfile
-    import time
-
-    with tempfile.TemporaryDirectory(prefix="symbolpack-doctor-") as tmp:
-        probe = Path(tmp) / "probe.py"
-        probe.write_text("".join(f"def f{i}():\n    return {i}\n\n" for i in range(40)))
-        env = {**os.environ, "SYMBOLPACK_DIR": str(Path(tmp) / "state")}
+    def inputs(tmp: str, probe: Path) -> list[str]:
         payload = json.dumps({"session_id": "doctor", "cwd": tmp, "hook_event_name": "PreToolUse",
                               "tool_name": "Read", "tool_input": {"file_path": str(probe)}})
+        return [payload, payload, "{not json"]
 
-        def run(stdin: str):
-            start = time.perf_counter()
-            proc = subprocess.run(command, shell=True, input=stdin, capture_output=True, text=True,
-                                  env=env, cwd=tmp, timeout=timeout)
-            return proc, (time.perf_counter() - start) * 1000
-
-        try:
-            first, _ = run(payload)
-            second, ms = run(payload)
-            bad, _ = run("{not json")
-        except (OSError, subprocess.SubprocessError) as exc:
-            return {"ok": False, "detail": f"could not run it: {exc}"}
-        if first.returncode != 0 or second.returncode != 0 or bad.returncode != 0:
-            err = (first.stderr or second.stderr or bad.stderr).strip().splitlines()
-            return {"ok": False, "detail": f"exit {first.returncode}/{second.returncode}/{bad.returncode}"
-                                           + (f": {err[-1]}" if err else "")}
-        try:
-            decision = json.loads(second.stdout)["hookSpecificOutput"]
-        except (ValueError, KeyError, TypeError):
-            decision = None
-        ok = (not first.stdout.strip() and not bad.stdout.strip() and isinstance(decision, dict)
-              and decision.get("permissionDecision") == "deny"
-              and "[UNCHANGED]" in decision.get("permissionDecisionReason", ""))
-        return {"ok": ok, "ms": round(ms, 1),
-                "detail": f"re-read answered [UNCHANGED] in {ms:.0f} ms" if ok else "unexpected answers"}
+    runs = _run_in_scratch(command, inputs, timeout)
+    if isinstance(runs, dict):
+        return runs
+    (first, _), (second, ms), (bad, _) = runs
+    try:
+        decision = json.loads(second.stdout)["hookSpecificOutput"]
+    except (ValueError, KeyError, TypeError):
+        decision = None
+    ok = (not first.stdout.strip() and not bad.stdout.strip() and isinstance(decision, dict)
+          and decision.get("permissionDecision") == "deny"
+          and "[UNCHANGED]" in decision.get("permissionDecisionReason", ""))
+    return {"ok": ok, "ms": round(ms, 1),
+            "detail": f"re-read answered [UNCHANGED] in {ms:.0f} ms" if ok else "unexpected answers"}
 
 
 def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: float = 15.0) -> int:
