@@ -117,8 +117,9 @@ class DiffOnlyPolicy:
     def __init__(self) -> None:
         self._full: dict[str, list[str]] = {}  # path -> the content the agent holds whole
         self._ranges: dict[tuple[str, int, int], list[str]] = {}
-        # Did the agent already hold exactly what the last `cost` asked for? Then this
-        # policy answers with a marker, and an agent using it would not have asked at all.
+        # Did the agent already hold exactly what the last `cost` asked for? Then an agent
+        # using this policy would not have asked at all (a whole file held is a marker; a
+        # range is its lines whatever it held).
         self.last_held = False
 
     def cost(self, path: str, lines: Sequence[str], scope: tuple[int, int] | None) -> int:

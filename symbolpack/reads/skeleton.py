@@ -1,27 +1,27 @@
 """What a first read hides: a skeleton planned against a token budget. Pure.
 
-A skeleton must still let the agent find anything by name: every symbol's
-signature line with its number, the first line of each docstring or doc comment,
-module-level names and class fields stay. Everything else is an *elidable unit*:
+A skeleton must still let the agent find anything by name and use it: every
+symbol's signature lines with their numbers (all of them: parameters and `where`
+clauses too), each docstring's or doc comment's summary (its first line, and the
+line after a bare `/**` or triple quote), import blocks whole, module-level names and
+class fields stay. Everything else is an *elidable unit*:
 
 * a function or method body with its closing line (not a class: its fields and
-  method signatures stay), and the tail of a long signature (parameters, `where`
-  clauses: the signature's first line, which names it, stays);
-* the tail of a docstring or of a doc/comment block (its first line stays);
+  method signatures stay);
+* the tail of a docstring or of a doc/comment block (its summary stays);
 * the interior of a long module-level statement (a test case such as
   `test('...', () => {...})`, a `main` block) or of a long constant or variable
   (a table literal): its first line stays;
 * a decorator's (or attribute's) argument list over several lines, such as
-  pytest's parametrize cases: its first line stays;
-* an import block, replaced by one line that still lists the imported names.
+  pytest's parametrize cases: its first line stays.
 
 Which units are hidden is decided by tokens, not by a line count: start from the
 smallest skeleton (every unit hidden), then show units back, cheapest first
-(short bodies before long ones; test code and import blocks last), while the
+(short bodies before long ones; test code last), while the
 whole stays within a share of a plain read. A unit whose marker would cost about
 as much as its lines is never hidden.
 
-Why heuristics for statements and imports instead of the parse tree: symbols are
+Why heuristics for statements and import blocks instead of the parse tree: symbols are
 what the queries capture, and a read does not keep the tree; a column-0 line
 followed by indented lines and a closing bracket is a statement in every
 language we parse, and misjudging one only changes what is elided (elided lines
@@ -42,40 +42,31 @@ if TYPE_CHECKING:
 
     from ..engine.symbols import SymbolSlice
 
-    _Add = Callable[..., None]  # `_units`' add(out, start, end, symbol, kind, names=())
+    _Add = Callable[..., None]  # `_units`' add(out, start, end, symbol, kind)
 
 MARKER_TOKENS = 12  # hiding fewer tokens than a marker's cost plus this never pays
 _COMMENT = re.compile(r"\s*(//|/\*|\*|#(?![\[!])|--|;;|%|\"\"\"|''')")
 _IMPORT = re.compile(r"(from\s+\S+\s+import\b|import\b|use\s|using\s|#include\b|require\b|open\s|extern crate\b)")
-_ALIASED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\s+as\s+([A-Za-z_][A-Za-z0-9_]*)")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_IMPORT_WORDS = frozenset(
-    "from import as use using include require open extern crate type typeof static pub self super crate "
-    "std java javax kotlin scala".split())
 _CLOSER = re.compile(r"\s*[)\]}]")
 _CLOSER_ONLY = re.compile(r"\s*([)\]}]+[;,)]*|end[;]?)\s*$")
 _VALUE_KINDS = frozenset({"constant", "variable", "field", "property"})
 
 
 class Unit:
-    """One elidable run of lines: [start, end], its tokens, what it is, and for an
-    import block the names its summary lists."""
+    """One elidable run of lines: [start, end], its tokens, and what it is."""
 
-    __slots__ = ("start", "end", "symbol", "kind", "tokens", "names")
+    __slots__ = ("start", "end", "symbol", "kind", "tokens")
 
-    def __init__(self, start: int, end: int, symbol: str | None, kind: str, tokens: int,
-                 names: Sequence[str] = ()) -> None:
-        self.start, self.end, self.symbol, self.kind, self.tokens, self.names = start, end, symbol, kind, tokens, names
+    def __init__(self, start: int, end: int, symbol: str | None, kind: str, tokens: int) -> None:
+        self.start, self.end, self.symbol, self.kind, self.tokens = start, end, symbol, kind, tokens
 
 
 def plan(lines: Sequence[str], symbols: Sequence[SymbolSlice], target_tokens: int, min_lines: int = 3,
-         test_file: bool = False, held: Sequence[bool] | None = None) -> tuple[list[Segment], dict[int, str]]:
+         test_file: bool = False) -> tuple[list[Segment], dict[int, str]]:
     """Shown/elided segments of a first read that fits *target_tokens* if it can, and
-    the notes of import summaries (segment start -> "imports a, b, c"). Lines *held*
-    (already in the agent's copy: the caller marks them unchanged) cost nothing."""
+    the markers' notes (none here: `plan_outline`'s lockfile markers have some)."""
     total = len(lines)
-    line_tokens = [0] + [0 if held and held[n] else count_tokens(f"{n:>6}\t{lines[n - 1]}") + 1
-                         for n in range(1, total + 1)]
+    line_tokens = [0] + [count_tokens(f"{n:>6}\t{lines[n - 1]}") + 1 for n in range(1, total + 1)]
     units = _units(lines, symbols, line_tokens, min_lines)
     # smallest skeleton first, then units shown back by priority while the budget allows
     markers = {id(u): _marker_cost(u, lines) for u in units}
@@ -88,47 +79,30 @@ def plan(lines: Sequence[str], symbols: Sequence[SymbolSlice], target_tokens: in
         else:
             hidden.append(u)
     hidden.sort(key=lambda u: u.start)
-    import_starts = {u.start for u in hidden if u.kind == "imports"}
     segments: list[Segment] = []
     line = 1
     for u in hidden:
         if u.start > line:
             segments.append(Segment("shown", line, u.start - 1))
         last = segments[-1] if segments else None
-        if last is not None and last.kind == "elided" and last.end + 1 == u.start and u.kind != "imports" \
-                and last.start not in import_starts and (last.symbol is None or last.symbol == u.symbol):
-            # neighbours (a signature's tail and its body): one marker, named by the symbol
+        if last is not None and last.kind == "elided" and last.end + 1 == u.start \
+                and (last.symbol is None or last.symbol == u.symbol):
+            # neighbours of one symbol (a doc tail and its body): one marker, named by the symbol
             segments[-1] = last._replace(end=u.end, symbol=u.symbol or last.symbol)
         else:
             segments.append(Segment("elided", u.start, u.end, symbol=u.symbol))
         line = u.end + 1
     if line <= total:
         segments.append(Segment("shown", line, total))
-    notes = {u.start: "imports " + ", ".join(u.names) for u in hidden if u.kind == "imports" and u.names}
-    return segments, notes
-
-
-def import_names(lines: Sequence[str], start: int, end: int) -> list[str]:
-    """The names an import block brings in, in order, for its one-line summary."""
-    names: list[str] = []
-    for n in range(start, end + 1):
-        text = lines[n - 1].split("#", 1)[0] if not lines[n - 1].lstrip().startswith("#include") else lines[n - 1]
-        if "import" in text and "from" in text.split("import", 1)[0]:
-            text = text.split("import", 1)[1]  # `from x.y import a, b`: the names only
-        text = _ALIASED.sub(r"\1", text)  # `a as b` brings in b
-        for word in _NAME.findall(text):
-            if word not in _IMPORT_WORDS and word not in names:
-                names.append(word)
-    return names
+    return segments, {}
 
 
 def _marker_cost(u: Unit, lines: Sequence[str]) -> int:
-    note = "imports " + ", ".join(u.names) if u.kind == "imports" and u.names else None
-    return count_tokens(elided_marker(lines, Segment("elided", u.start, u.end, symbol=u.symbol), note)) + 1
+    return count_tokens(elided_marker(lines, Segment("elided", u.start, u.end, symbol=u.symbol))) + 1
 
 
 def _priority(u: Unit, test_file: bool) -> tuple:
-    rank = {"body": 0, "statement": 1, "doc": 2, "imports": 3, "signature": 3}[u.kind]
+    rank = {"body": 0, "statement": 1, "doc": 2}[u.kind]
     if test_file and u.kind in ("body", "statement"):
         rank = 4  # test code is the last thing a reader of a test file's outline needs
     return (rank, u.tokens, u.start)
@@ -140,15 +114,14 @@ def _units(lines: Sequence[str], symbols: Sequence[SymbolSlice], line_tokens: Se
     taken = [False] * (total + 2)
     quotes = _quote_counts(lines)
 
-    def add(out: list[Unit], start: int, end: int, symbol: str | None, kind: str,
-            names: Sequence[str] = ()) -> None:
+    def add(out: list[Unit], start: int, end: int, symbol: str | None, kind: str) -> None:
         if end - start + 1 < min_lines or start < 1 or end > total:
             return
         if any(taken[n] for n in range(start, end + 1)):
             return
         for n in range(start, end + 1):
             taken[n] = True
-        out.append(Unit(start, end, symbol, kind, sum(line_tokens[start:end + 1]), tuple(names)))
+        out.append(Unit(start, end, symbol, kind, sum(line_tokens[start:end + 1])))
 
     units: list[Unit] = []
     in_symbol = [False] * (total + 2)

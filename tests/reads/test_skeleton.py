@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symbolpack.engine.languages import language_for_path
-from symbolpack.reads.skeleton import _header_line, import_names, plan
+from symbolpack.reads.skeleton import _header_line, plan
 from symbolpack.engine.symbols import bind, parse_bytes
 from symbolpack.base.tokens import count_tokens
 from symbolpack.reads.views import numbered_text, render_segments
@@ -109,12 +109,6 @@ def test_test_cases_that_are_calls_are_elided_in_a_test_file():
         assert f"test('case {k}', async t => {{" in text
     assert "await thing(3)" not in text
     assert text.count("elided: --offset") == 6
-
-
-def test_import_names_lists_what_each_language_brings_in():
-    assert import_names(["from a.b import (c, d as e)"], 1, 1) == ["c", "e"]  # `d as e` brings in e
-    assert import_names(["import {x, y} from './z.js';"], 1, 1) == ["x", "y", "z", "js"]
-    assert import_names(["use std::collections::HashMap;"], 1, 1) == ["collections", "HashMap"]
 
 
 def test_a_markdown_outline_keeps_every_heading_and_the_top_first():
