@@ -389,24 +389,16 @@ class Run:
         if len(args) != 1:
             return "usage: lab edit FILE  (edit blocks on stdin)\n", {"usage": True}
         rel = self.inside(args[0])
-        refused: tuple[str, dict] | None = None
         if rel is None or not (self.repo / rel).is_file():
-            refused = f"edit refused: no file {args[0]} in the repository; nothing changed\n", {"refused": True}
+            return self._refuse(f"no file {args[0]} in the repository; nothing changed")
         blocks = parse_edit_blocks(stdin)
-        if refused is None and blocks is None:
-            refused = ("edit refused: give blocks of <<<<<<< OLD / old text / ======= / new text / "
-                       ">>>>>>> NEW on stdin; file unchanged\n"), {"refused": True}
-        if refused is None:
-            assert rel is not None and blocks is not None
-            full = self.repo / rel
-            new_text, why = apply_edit(full.read_bytes().decode("utf-8", errors="surrogateescape"), blocks)
-            if new_text is None:
-                refused = f"edit refused: {why}; file unchanged\n", {"refused": True}
-        if refused is not None:
-            self.state["refused_edits"] += 1
-            self.save()
-            return refused
-        assert rel is not None and blocks is not None and new_text is not None
+        if blocks is None:
+            return self._refuse("give blocks of <<<<<<< OLD / old text / ======= / new text / >>>>>>> NEW on stdin; "
+                                "file unchanged")
+        full = self.repo / rel
+        new_text, why = apply_edit(full.read_bytes().decode("utf-8", errors="surrogateescape"), blocks)
+        if new_text is None:
+            return self._refuse(f"{why}; file unchanged")
         full.write_bytes(new_text.encode("utf-8", errors="surrogateescape"))
         fields: dict = {}
         if self.state["arm"] == "symbolpack":
@@ -421,6 +413,11 @@ class Run:
         self.state["edits_made"].append({"step": self.state["step"], "file": rel})
         self.save()
         return f"edited {rel}\n", fields
+
+    def _refuse(self, why: str) -> tuple[str, dict]:
+        self.state["refused_edits"] += 1
+        self.save()
+        return f"edit refused: {why}\n", {"refused": True}
 
     def answer(self, args: list[str]) -> tuple[str, dict]:
         if len(args) < 2:
