@@ -71,6 +71,7 @@ from ..reads.hints import CLI, Hints, hints_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
     from typing import Sequence
 
     from .operations import Workspace
@@ -108,7 +109,7 @@ def _version(answer: dict | None) -> dict:
 def diff_context(ws: Workspace, base: str = "HEAD", head: str | None = None, session_id: str | None = None,
                  delta: bool = True, budget: int = DEFAULT_BUDGET, confirm: bool = True,
                  front: str | None = None, answer_id: str | None = None,
-                 present: Sequence[str] | None = None) -> PackResult:
+                 present: Sequence[str] | AbstractSet[str] | None = None) -> PackResult:
     """The diff-context pack (PROTOCOL.md) of the working tree, or of *head*, against *base*.
     *confirm*, *front*, *answer_id*, *present*: as for `operations.read_file` (False: call
     `.commit()` after delivery; the answers in the model's context: stubs only for code
@@ -215,7 +216,7 @@ class EntryPack(Pack):
 def context_pack(ws: Workspace, entry: str, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET, callers: bool = False,
                  session_id: str | None = None, delta: bool = True, confirm: bool = True,
                  front: str | None = None, answer_id: str | None = None,
-                 present: Sequence[str] | None = None) -> PackResult:
+                 present: Sequence[str] | AbstractSet[str] | None = None) -> PackResult:
     """The entry symbol with code, its callees (and callers) breadth-first to *depth*, under *budget*.
     *confirm*, *front*, *answer_id*, *present*: as for `diff_context`."""
     hints = hints_for(front)

@@ -27,6 +27,7 @@ from ..base.workspace import project_root_dir
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from collections.abc import Set as AbstractSet
     from typing import Callable, Sequence
 
     from ..packs.callgraph import CallGraph
@@ -182,7 +183,7 @@ def read_file(
     record: bool = True,
     confirm: bool = True,
     answer_id: str | None = None,
-    present: Sequence[str] | None = None,
+    present: Sequence[str] | AbstractSet[str] | None = None,
     front: str | None = None,
     capped: bool = False,
 ) -> ReadResult:
@@ -192,7 +193,8 @@ def read_file(
     shows 2,000 lines), not a range the model asked for (`ReadRequest.capped`).
 
     *present*: the ids of the answers still in the model's context, in the order
-    the host holds them (`reads/answers.py`). The answer is then computed against
+    the host holds them (`reads/answers.py`; a set, as a model passes them, folds
+    in the order they were given). The answer is then computed against
     exactly what those answers gave the model, whatever else this session was
     told; the response (protocol v2) names its `answer_id` (*answer_id*, the
     host's id for this call, else a new one) and the answers it `leans_on`. An
@@ -344,7 +346,7 @@ def _keep_answer(store: Store, source: Source, response: dict, answer_id: str | 
 
     from ..reads.answers import effect_of, new_answer_id
 
-    ident = answer_id or new_answer_id()
+    ident = answer_id or new_answer_id({e.id for e in store.answers(source.rel)})
     effect = effect_of(response, ident, time.time_ns())
     if effect is not None:
         if effect.sha:
@@ -419,7 +421,7 @@ def refresh(ws: Workspace, path: str | os.PathLike[str], session_id: str, offset
 
             ws.store.add_answer(source.rel, forget_effect(new_answer_id(), first, last, time.time_ns()))
     what = "the whole file" if scope is None else f"lines {scope[0]}-{scope[1]}"
-    return f"{source.rel}: the next read of {what} will be a full read"
+    return f"{source.rel}: forgotten; the next read of {what} leans on nothing you were shown of it before"
 
 
 def status(ws: Workspace, session_id: str) -> SessionStatus:

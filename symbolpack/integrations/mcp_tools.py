@@ -48,51 +48,61 @@ FRONT = "mcp"
 
 INSTRUCTIONS = """\
 symbolpack reads code for you without wasting context and never shows you stale code.
-Use read_file instead of a plain file read. What comes back:
+Use read_file instead of a plain file read.
+Every answer ends with its id, `[answer ID]`. When you read a file again, pass
+known=[...] with the ids of the earlier answers about it that you can still see in full
+in this conversation: you then get only what changed since them. Leave out ids you can no
+longer see (a summary, a cleared or truncated result): you then get the text again.
+Answers lean only on the ids you pass, so they are never stale.
+What comes back:
 - Numbered lines `   NN<TAB>text` are the file's lines, verbatim.
-- [SKELETON] on a first read of a large file: bodies, docstring tails, long statements and
-  import blocks are replaced by markers such as `... A-B elided: symbol="NAME"` (or
-  `offset=A, limit=N`); an import block's marker lists the names it imports. Drill in with
-  read_file(path, symbol="NAME") or read_file(path, offset=A, limit=N) before relying on or
-  editing hidden code.
-- [UNCHANGED] on a re-read: the file (or range) is exactly what you read before; use that.
+- [SKELETON] on a first read of a large file: bodies, docstring tails and long statements
+  are replaced by markers such as `... A-B elided: symbol="NAME"` (or
+  `offset=A, limit=N`). Drill in with read_file(path, symbol="NAME") or
+  read_file(path, offset=A, limit=N) before relying on or editing hidden code.
+- [UNCHANGED] on a re-read: the file (or range) is exactly what your known answers showed.
 - [DELTA] on a re-read after a change: only changed symbols are shown; spans marked
-  `... A-B unchanged` are identical to your copy (`(your X-Y)` when they moved).
-- [DIFF]: a unified diff from your copy to the file now.
-If you no longer have an earlier copy in context, call refresh(path) and read again.
+  `... A-B unchanged (were X-Y)` are the lines X-Y of your known answers, now at A-B.
+- [DIFF]: a unified diff from what your known answers showed to the file now.
 To find code by name use search_symbols; for a task-sized slice of the code around a
-symbol use context(entry); to review uncommitted changes use diff_context().
+symbol use context(entry); to review uncommitted changes use diff_context(). Pass them
+known=[...] too (every answer id you still see): code you hold comes back as stubs.
 Reads stay inside the workspace (the client's roots, else the project).
 """
 
-READ_DOC = """Read a file (or a range, or one symbol) for this session; use instead of a plain read.
+READ_DOC = """Read a file (or a range, or one symbol); use instead of a plain read.
 First read of a large source file: a [SKELETON] with hidden runs marked
 `... A-B elided: symbol="NAME"` (or `offset=A, limit=N`); call read_file with those
-arguments to see one whole. Re-reads: [UNCHANGED] (identical to what you read; use
-your copy), [DELTA] (only changed symbols; `... A-B unchanged` spans are as you saw them)
-or [DIFF] (unified diff against your copy). Lines appear as `   NN<TAB>text`."""
+arguments to see one whole. Each answer ends with `[answer ID]`. Re-reading? Pass
+known=[ids of earlier answers about this file you still see in full]: then [UNCHANGED]
+(identical to what those answers showed), [DELTA] (only changed symbols; `... A-B unchanged`
+spans are as those answers showed them) or [DIFF] (against them). No known ids: the file
+again, as on a first read. Lines appear as `   NN<TAB>text`."""
+
+KNOWN_DOC = ("ids of earlier symbolpack answers (their `[answer ID]` line) that you can still see in full in "
+             "this conversation; answers lean only on these. Leave out any you cannot see")
 
 CONTEXT_DOC = """The code you need around one symbol, packed under a token budget: the
-entry symbol with its callers and callees to `depth`. Code you were already given unchanged
-in this session comes back as a signature stub marked [UNCHANGED]."""
+entry symbol with its callers and callees to `depth`. Code that answers you pass in `known`
+showed unchanged comes back as a signature stub marked [UNCHANGED]."""
 
 DIFF_CONTEXT_DOC = """What the working tree changes against `base` (default HEAD, staged and
 unstaged included): the changed symbols with their callers and callees, packed under the
-budget, plus plain diffs for changes outside any symbol. Symbols you were already given
-unchanged come back as [UNCHANGED] stubs; no_delta=true shows everything and leaves the
-session untouched."""
+budget, plus plain diffs for changes outside any symbol. Symbols that answers you pass in
+`known` showed unchanged come back as [UNCHANGED] stubs; no_delta=true shows everything."""
 
 SEARCH_DOC = """Find symbols (functions, classes, methods, ...) by name, qualname or id,
 fuzzy. One line per match: `path:start-end  kind qualname  signature`. Read one with
 read_file(path, symbol=qualname)."""
 
-REFRESH_DOC = """Forget what this session was shown of a file (or of one range), so the next
-read_file of it is a plain full read. Use when you lost the earlier copy from your context."""
+REFRESH_DOC = """Forget what any earlier answer showed of a file (or of one range), for every
+conversation: later answers never lean on those lines, even with known ids. Rarely
+needed: leaving an id out of `known` already does this for your own reads."""
 
 STATUS_DOC = """This session's numbers: files tracked, reads by mode, tokens shown versus
 plain reads, hit rate, drill-ins."""
 
-SESSION_DOC = "a session to read in instead of this connection's own (shared with hooks or the CLI)"
+SESSION_DOC = "a session to count this call in instead of this connection's own (its numbers in session_status)"
 
 
 class Param:
@@ -103,7 +113,7 @@ class Param:
     def __init__(self, name: str, type: str, doc: str, required: bool = False, default: object = None,
                  minimum: int | None = None, non_empty: bool = False):
         self.name = name
-        self.type = type  # "string", "integer" or "boolean"
+        self.type = type  # "string", "integer", "boolean" or "array" (of strings)
         self.doc = doc
         self.required = required
         self.default = default
@@ -112,6 +122,8 @@ class Param:
 
     def schema(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "description": self.doc}
+        if self.type == "array":
+            out["items"] = {"type": "string"}
         if self.default is not None:
             out["default"] = self.default
         if self.minimum is not None:
@@ -168,13 +180,15 @@ class BadArguments(Exception):
     """Arguments that do not fit a tool's schema; the message is one line."""
 
 
-_TYPE_NAMES = {"string": "a string", "integer": "an integer", "boolean": "true or false"}
+_TYPE_NAMES = {"string": "a string", "integer": "an integer", "boolean": "true or false",
+               "array": "a list of strings"}
 
 
 def _checked(tool: str, p: Param, value: object) -> object:
     ok = {"string": isinstance(value, str),
           "integer": isinstance(value, int) and not isinstance(value, bool),
-          "boolean": isinstance(value, bool)}[p.type]
+          "boolean": isinstance(value, bool),
+          "array": isinstance(value, list) and all(isinstance(v, str) for v in value)}[p.type]
     if not ok and p.type == "integer" and isinstance(value, float) and value.is_integer():
         value, ok = int(value), True  # 5.0 from a client that only has floats
     if not ok:
@@ -195,6 +209,10 @@ def _session_param() -> Param:
     return Param("session_id", "string", SESSION_DOC, non_empty=True)
 
 
+def _known_param() -> Param:
+    return Param("known", "array", KNOWN_DOC)
+
+
 TOOLS: tuple[Tool, ...] = (
     Tool("read_file", "Read a file (skeleton first, then only what changed)", READ_DOC, (
         Param("path", "string", "the file: repository-relative or absolute, inside the workspace", required=True,
@@ -203,17 +221,20 @@ TOOLS: tuple[Tool, ...] = (
         Param("limit", "integer", "number of lines to read", minimum=1),
         Param("symbol", "string", "one symbol to read whole: a name, a qualname (Class.method) or an id from "
               "search_symbols", non_empty=True),
+        _known_param(),
         _session_param())),
     Tool("context", "Code around a symbol, packed", CONTEXT_DOC, (
         Param("entry", "string", "the symbol: a name, qualname or id (see search_symbols)", required=True,
               non_empty=True),
         Param("depth", "integer", "how many calls away from the entry to follow", default=2, minimum=0),
         Param("budget", "integer", "the most tokens the pack may take", minimum=1),
+        _known_param(),
         _session_param())),
     Tool("diff_context", "Uncommitted changes with their callers and callees", DIFF_CONTEXT_DOC, (
         Param("base", "string", "the revision to compare the working tree with", default="HEAD", non_empty=True),
         Param("budget", "integer", "the most tokens the pack may take", minimum=1),
-        Param("no_delta", "boolean", "show everything and leave the session untouched", default=False),
+        Param("no_delta", "boolean", "show everything, whatever you pass in known", default=False),
+        _known_param(),
         _session_param())),
     Tool("search_symbols", "Find symbols by name", SEARCH_DOC, (
         Param("query", "string", "a name, qualname or id; fuzzy", required=True, non_empty=True),
@@ -329,31 +350,37 @@ class SymbolpackTools:
         return p
 
     def _read_file(self, path: str, offset: int | None, limit: int | None, symbol: str | None,
-                   session_id: str | None) -> ToolAnswer:
+                   known: list[str] | None, session_id: str | None) -> ToolAnswer:
         from ..api import operations
 
         session, target = self._session(session_id), self._path(path)
         result = self._run(lambda ws: operations.read_file(ws, target, session, offset=offset, limit=limit,
-                                                           symbol=symbol, confirm=False, front=FRONT))
-        return ToolAnswer(result.response["text"], commit=result.commit)
+                                                           symbol=symbol, confirm=False, front=FRONT,
+                                                           present=frozenset(known or ())))
+        response = result.response
+        return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known)),
+                          commit=result.commit)
 
-    def _context(self, entry: str, depth: int, budget: int | None, session_id: str | None) -> ToolAnswer:
+    def _context(self, entry: str, depth: int, budget: int | None, known: list[str] | None,
+                 session_id: str | None) -> ToolAnswer:
         from ..api import context
 
         kwargs: dict[str, Any] = {"depth": depth, "session_id": self._session(session_id), "confirm": False,
-                                  "front": FRONT}
+                                  "front": FRONT, "present": frozenset(known or ())}
         if budget is not None:
             kwargs["budget"] = budget
-        return _pack_answer(self._run(lambda ws: context.context_pack(ws, entry, **kwargs)))
+        return _pack_answer(self._run(lambda ws: context.context_pack(ws, entry, **kwargs)), bool(known))
 
-    def _diff_context(self, base: str, budget: int | None, no_delta: bool, session_id: str | None) -> ToolAnswer:
+    def _diff_context(self, base: str, budget: int | None, no_delta: bool, known: list[str] | None,
+                      session_id: str | None) -> ToolAnswer:
         from ..api import context
 
         kwargs: dict[str, Any] = {"base": base, "session_id": None if no_delta else self._session(session_id),
-                                  "delta": not no_delta, "confirm": False, "front": FRONT}
+                                  "delta": not no_delta, "confirm": False, "front": FRONT,
+                                  "present": None if no_delta else frozenset(known or ())}
         if budget is not None:
             kwargs["budget"] = budget
-        return _pack_answer(self._run(lambda ws: context.diff_context(ws, **kwargs)))
+        return _pack_answer(self._run(lambda ws: context.diff_context(ws, **kwargs)), bool(known))
 
     def _search_symbols(self, query: str, limit: int) -> ToolAnswer:
         return ToolAnswer(self._run(lambda ws: _search(ws, query, limit)))
@@ -371,9 +398,25 @@ class SymbolpackTools:
         return ToolAnswer(self._run(lambda ws: json.dumps(operations.status(ws, session), indent=1)))
 
 
-def _pack_answer(result: Any) -> ToolAnswer:
+def _pack_answer(result: Any, knew: bool) -> ToolAnswer:
     text = result["text"] if isinstance(result, dict) and "text" in result else json.dumps(result)
+    if isinstance(result, dict):
+        text = with_answer_id(text, result, None, knew)
     return ToolAnswer(text, commit=getattr(result, "commit", None))
+
+
+def with_answer_id(text: str, response: Any, path: str | None, knew: bool) -> str:
+    """*text* with the id the model passes back (`known`) on its last line, and the
+    answers it relies on; an answer kept under no id (a passthrough, nothing to show)
+    is left as it is. The first answer about a file (*knew* false) says how to use it."""
+    ident = response.get("answer_id")
+    if not ident:
+        return text
+    leans = response.get("leans_on") or []
+    line = f"[answer {ident}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
+    if not knew and path:
+        line += f' To read {path} again, pass known=["{ident}"] (and the ids of later answers about it you still see).'
+    return f"{text.rstrip(chr(10))}\n{line}"
 
 
 def _search(ws: Workspace, query: str, limit: int) -> str:

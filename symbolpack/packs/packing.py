@@ -22,6 +22,7 @@ from ..base.workspace import sha256_hex
 
 TYPE_CHECKING = False  # `typing` costs ~3 ms at start-up; only type checkers need it
 if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
     from typing import Callable, Iterable, Sequence
 
     from ..base.protocol import PackSliceJSON
@@ -467,7 +468,7 @@ class Pack:
 
 def with_session(ws, session_id: str | None, delta: bool, fn: Callable[[Callable[[PackSlice], bool]], list[PackSlice]],
                   data_of: Callable[[str], bytes | None], drop: Sequence[str] = (),
-                  present: Sequence[str] | None = None, answer_id: str | None = None):
+                  present: Sequence[str] | AbstractSet[str] | None = None, answer_id: str | None = None):
     """Run *fn(held)* inside the session lock, where *held(slice)* says whether the
     agent's copy holds that symbol's whole code exactly as it is now; then write
     what the pack shows into the copy. Returns (slices, commit or None, answer or None).
@@ -555,10 +556,11 @@ def _keep_pack_answer(store: Store, version, answer_id: str | None, shown: dict,
     from ..engine.sources import is_sensitive
     from ..reads.answers import new_answer_id, pack_effect
 
-    ident = answer_id or new_answer_id()
+    paths = sorted(set(shown) | set(confirmed) | set(headers))
+    ident = answer_id or new_answer_id({e.id for path in paths for e in store.answers(path)})
     seq = time.time_ns()
     leans: dict[str, None] = {}
-    for path in sorted(set(shown) | set(confirmed) | set(headers)):
+    for path in paths:
         v = version(path)
         if v is None or is_sensitive(path, store.settings.sensitive):
             continue

@@ -41,12 +41,13 @@ which the effect does not describe, and the whole file is unknown from there on.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from .agentcopy import AgentCopy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterable, Mapping, Sequence
+    from typing import Callable, Container, Iterable, Mapping, Sequence
 
 SHOW, HIDE, KEEP, GAP, MOVE = "show", "hide", "keep", "gap", "move"
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$")
@@ -247,19 +248,31 @@ def _merged(ops: Iterable[tuple]) -> list[tuple]:
 
 # --------------------------------------------------------------------------- the fold
 
-def new_answer_id() -> str:
-    """An id for an answer whose host gave it none."""
-    import os
-
-    return "sp-" + os.urandom(9).hex()
+ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: a model copies ids back by hand
+ID_LENGTH = 8  # ~39 bits, and never one already kept for the file (`taken`)
 
 
-def in_fold_order(present: Sequence[str], recorded: Sequence[Effect]) -> list[Effect]:
-    """The recorded effects of the answers in *present* (in that order: the host's),
+def new_answer_id(taken: Container[str] = ()) -> str:
+    """An id for an answer whose host gave it none: short, because a model may have to
+    pass it back (MCP's `known`), and not among *taken* (the ids already kept for the
+    files it will be kept under), so a model's id names exactly one answer."""
+    import secrets
+
+    while True:
+        ident = "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+        if ident not in taken:
+            return ident
+
+
+def in_fold_order(present: Sequence[str] | AbstractSet[str], recorded: Sequence[Effect]) -> list[Effect]:
+    """The recorded effects of the answers in *present* (in that order: the host's;
+    a set has no order, so its answers fold in the order they were given, `seq`),
     with every `always` effect placed before the first present answer that came
     after it in time."""
     by_id = {e.id: e for e in recorded if not e.always}
     chosen = [by_id[i] for i in dict.fromkeys(present) if i in by_id]
+    if isinstance(present, AbstractSet):
+        chosen.sort(key=lambda e: e.seq)
     forgets = sorted((e for e in recorded if e.always), key=lambda e: e.seq)
     out: list[Effect] = []
     k = 0

@@ -57,6 +57,18 @@ def text_of(result) -> str:
     return text
 
 
+def answer_id(text: str) -> str:
+    """The id an answer's last line gives the model to pass back in `known`."""
+    last = text.splitlines()[-1]
+    assert last.startswith("[answer "), text
+    return last[len("[answer "):].split("]")[0].split(";")[0]
+
+
+def content(text: str) -> str:
+    """An answer without its id line."""
+    return text.rpartition("\n[answer ")[0] if "\n[answer " in text else text
+
+
 def with_session(root: Path, script, *extra: str, env: dict | None = None, command: list[str] | None = None,
                  roots=None):
     """Run `script(session)` against a fresh server; with *roots* (a list of directories,
@@ -87,20 +99,21 @@ def test_round_trip_with_the_official_client(repo):
         desc = tools["read_file"].description
         assert "[UNCHANGED]" in desc and "[DELTA]" in desc and 'symbol="NAME"' in desc
         assert set(tools["read_file"].inputSchema["properties"]) == {"path", "offset", "limit", "symbol",
-                                                                      "session_id"}
+                                                                      "known", "session_id"}
 
         first = text_of(await s.call_tool("read_file", {"path": "app.py"}))
         assert first.startswith("[SKELETON]") and ' elided: symbol="func0"' in first
-        again = text_of(await s.call_tool("read_file", {"path": "app.py"}))
-        assert again.startswith("[UNCHANGED] app.py")
+        again = text_of(await s.call_tool("read_file", {"path": "app.py", "known": [answer_id(first)]}))
+        assert again.startswith("[UNCHANGED] app.py") and again.endswith(f"; relies on {answer_id(first)}]")
+        known = [answer_id(first), answer_id(again)]
 
         path = repo / "app.py"
         path.write_text(path.read_text().replace("    total += 3\n", "    total += 333\n", 1))
-        note = text_of(await s.call_tool("read_file", {"path": "app.py"}))
+        note = text_of(await s.call_tool("read_file", {"path": "app.py", "known": known}))
         # the change is inside func0's body, which the skeleton hid: named, not shown
-        assert note == ("[CHANGED] app.py: only inside code you have not read (still elided): func0."
-                    " Every line you were shown is unchanged.")
-        opened = text_of(await s.call_tool("read_file", {"path": "app.py", "symbol": "func0"}))
+        assert content(note) == ("[CHANGED] app.py: only inside code you have not read (still elided): func0."
+                                 " Every line you were shown is unchanged.")
+        opened = text_of(await s.call_tool("read_file", {"path": "app.py", "symbol": "func0", "known": known}))
         assert "total += 333" in opened
 
         drill = text_of(await s.call_tool("read_file", {"path": "app.py", "symbol": "func4"}))
@@ -114,9 +127,9 @@ def test_round_trip_with_the_official_client(repo):
         assert found.splitlines()[0].startswith("app.py:") and "helper" in found
 
         msg = text_of(await s.call_tool("refresh", {"path": "app.py"}))
-        assert "full read" in msg
-        full = text_of(await s.call_tool("read_file", {"path": str(path)}))
-        assert full.startswith("     1\tdef func0(total):")
+        assert msg == "app.py: forgotten; the next read of the whole file leans on nothing you were shown of it before"
+        fresh = text_of(await s.call_tool("read_file", {"path": str(path), "known": known}))
+        assert fresh.startswith("[SKELETON] app.py") and "relies on" not in fresh  # the refresh outranks the ids
 
         missing = await s.call_tool("read_file", {"path": "nope.py"})
         assert missing.isError and "no such file" in text_of(missing)
@@ -162,7 +175,7 @@ BAD_ARGUMENTS = [
     ("read_file", {"path": 7}, 'read_file: argument "path" must be a string, got 7'),
     ("read_file", {"path": ""}, 'read_file: argument "path" must not be empty'),
     ("read_file", {"path": "app.py", "offest": 3},
-     'read_file: unknown argument "offest"; it takes path, offset, limit, symbol, session_id'),
+     'read_file: unknown argument "offest"; it takes path, offset, limit, symbol, known, session_id'),
     ("context", {"entry": "func2", "depth": -1}, 'context: argument "depth" must be at least 0, got -1'),
     ("diff_context", {"no_delta": "yes"}, 'diff_context: argument "no_delta" must be true or false, got "yes"'),
     ("search_symbols", {"query": "helper", "limit": 0}, 'search_symbols: argument "limit" must be at least 1, got 0'),
@@ -211,7 +224,7 @@ def test_reads_outside_the_workspace_are_refused(repo, tmp_path):
         return text_of(await s.call_tool("read_file", {"path": "link.txt"}))
 
     env = _env(SYMBOLPACK_MCP_ALLOW_DIRS=str(outside.parent))
-    assert with_session(repo, allowed, env=env) == "     1\tnot yours"
+    assert content(with_session(repo, allowed, env=env)) == "     1\tnot yours"
 
 
 def test_the_clients_roots_are_the_workspace(repo, tmp_path):
@@ -232,32 +245,46 @@ def test_the_clients_roots_are_the_workspace(repo, tmp_path):
         return in_root, project, after
 
     in_root, project, (now_in, now_out) = with_session(repo, script, roots=lambda: list(current))
-    assert not in_root.isError and text_of(in_root) == "     1\tdef note():\n     2\t    return 1"
+    assert not in_root.isError and content(text_of(in_root)) == "     1\tdef note():\n     2\t    return 1"
     assert project.isError and text_of(project).startswith(
         f"{repo / 'app.py'} is outside the workspace ({os.path.realpath(other)});")
     assert not now_in.isError and text_of(now_in).startswith("[SKELETON] app.py")
     assert now_out.isError and "is outside the workspace" in text_of(now_out)
 
 
-def test_each_connection_is_its_own_session_unless_one_is_named(repo):
-    async def read_twice(s: ClientSession):
-        return [text_of(await s.call_tool("read_file", {"path": "app.py"})) for _ in range(2)]
+def test_answers_lean_only_on_the_ids_the_model_passes(repo):
+    """A re-read leans on earlier answers only through `known`: without ids (a compaction
+    dropped them, a new conversation) it is a first read again, in the same connection
+    or another; with the ids of answers from another connection (a resumed
+    conversation that still shows them) it leans on those; an id the model invents
+    or one of another file counts for nothing; a named session changes none of this."""
+    async def read(s: ClientSession, known=None, path="app.py", **more):
+        args = {"path": path, **more, **({} if known is None else {"known": known})}
+        return text_of(await s.call_tool("read_file", args))
 
-    first = with_session(repo, read_twice)
-    assert not first[0].startswith("[UNCHANGED]") and first[1].startswith("[UNCHANGED]")
-    second = with_session(repo, read_twice)  # a new connection: nothing seen yet
-    assert not second[0].startswith("[UNCHANGED]")
+    async def first_connection(s: ClientSession):
+        first = await read(s)
+        again = await read(s, [answer_id(first)])
+        dropped = await read(s)  # after a compaction the model sees neither answer
+        return first, again, dropped
 
-    async def named(s: ClientSession):
-        return text_of(await s.call_tool("read_file", {"path": "app.py", "session_id": "shared-1"}))
+    first, again, dropped = with_session(repo, first_connection)
+    assert first.startswith("[SKELETON] app.py") and again.startswith("[UNCHANGED] app.py")
+    assert dropped.startswith("[SKELETON] app.py")
+    (repo / "other.py").write_text("def other():\n    return 1\n")
 
-    assert not with_session(repo, named).startswith("[UNCHANGED]")
-    assert with_session(repo, named).startswith("[UNCHANGED]")  # the named session outlives the connection
+    async def resumed(s: ClientSession):
+        held = await read(s, [answer_id(first)], session_id="shared-1")
+        invented = await read(s, ["abcdefgh", "k2k2k2k2"])
+        only_marker = await read(s, [answer_id(again)])  # the marker without the answer it points at
+        other = await read(s, path="other.py")
+        foreign = await read(s, [answer_id(other)])  # an id of another file's answer
+        return held, invented, only_marker, foreign
 
-    async def unnamed(s: ClientSession):
-        return text_of(await s.call_tool("read_file", {"path": "app.py"}))
-
-    assert with_session(repo, unnamed, "--session-id", "shared-1").startswith("[UNCHANGED]")  # server default
+    held, invented, only_marker, foreign = with_session(repo, resumed)
+    assert held.startswith("[UNCHANGED] app.py") and held.endswith(f"; relies on {answer_id(first)}]")
+    for text in (invented, only_marker, foreign):
+        assert text.startswith("[SKELETON] app.py") and "relies on" not in text
 
 
 def test_context_tools(repo):
@@ -400,13 +427,16 @@ def test_a_tool_call_blocks_neither_ping_nor_cancellation(repo, tmp_path):
     assert client.receive() == {"jsonrpc": "2.0", "id": 4, "result": {}}
     assert len(client.receive()["result"]["tools"]) == 6
     (flags / "block-1.go").touch()
-    client.send(read(6, "block-1"), read(7, "queued-1"), read(8, "queued-1"))
-    answers = {i: client.answer_to(i)["result"]["content"][0]["text"] for i in (6, 7, 8)}
+    client.send(read(6, "block-1"))
+    answers = {6: client.answer_to(6)["result"]["content"][0]["text"]}
+    known = {"known": [answer_id(answers[6])]}
+    client.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                 "params": {"name": "read_file", "arguments": {"path": "app.py", **known}}})
+    answers[7] = client.answer_to(7)["result"]["content"][0]["text"]
     more, err = client.close()
     assert all(m.get("id") not in (2, 3) for m in client.seen), "a cancelled call was answered"
-    assert answers[6].startswith("     1\tdef func0(total):"), err  # call 2's lines stayed pending: plain
-    assert answers[7].startswith("[SKELETON] app.py")  # call 3 never ran: a first read
-    assert answers[8].startswith("[UNCHANGED] app.py")  # and the server goes on delivering
+    assert answers[6].startswith("[SKELETON] app.py"), err  # the model holds no answer of call 2: a first read
+    assert answers[7].startswith("[UNCHANGED] app.py")  # and the server goes on delivering
 
 
 def test_stdout_carries_only_the_protocol(repo):
@@ -500,8 +530,8 @@ DYING_SERVER = (
 
 @pytest.mark.parametrize("tool,arguments", [("read_file", {"path": "app.py"}), ("context", {"entry": "func2"})])
 def test_an_answer_that_never_reached_the_client_is_not_trusted(repo, tool, arguments):
-    """A read (or pack) is committed only after its response was written and flushed:
-    a server killed while answering leaves the lines pending (unsure)."""
+    """A server killed while answering: the model never saw that answer's id, so
+    nothing leans on it; the next call is a first one, and the one after leans on it."""
     client = RawClient(repo, DYING_SERVER)
     client.send(INITIALIZE, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": tool, "arguments": {**arguments, "session_id": "crash-1"}}})  # stdin stays open
@@ -511,15 +541,16 @@ def test_an_answer_that_never_reached_the_client_is_not_trusted(repo, tool, argu
     assert all(m.get("id") != 2 for m in client.seen)
 
     async def again(s: ClientSession):
-        return [text_of(await s.call_tool(tool, {**arguments, "session_id": "crash-1"})) for _ in range(2)]
+        first = text_of(await s.call_tool(tool, {**arguments, "session_id": "crash-1"}))
+        return first, text_of(await s.call_tool(tool, {**arguments, "known": [answer_id(first)]}))
 
     first, second = with_session(repo, again)
     if tool == "read_file":
-        assert first.startswith("     1\tdef func0(total):")  # plain: the skeleton may never have arrived
+        assert first.startswith("[SKELETON] app.py")  # a first read: the dying answer counts for nothing
         assert second.startswith("[UNCHANGED] app.py")  # that one was delivered
     else:
         assert "[UNCHANGED]" not in first and "total += 13" in first  # the code again, in full
-        assert "-- [UNCHANGED] app.py" in second and second.endswith("2 symbols, 2 [UNCHANGED] ==")
+        assert "-- [UNCHANGED] app.py" in second and content(second).endswith("2 symbols, 2 [UNCHANGED] ==")
 
 
 UTIL = "from app import helper\n\n\ndef twice(total):\n    return helper(total) + helper(total)\n"
@@ -557,7 +588,9 @@ def _cli_args(kind: str, args: dict) -> list[str]:
 
 
 def test_answers_are_the_cli_answers_for_the_same_history(make_repo):
-    """The CLI asked to word its answers for MCP (`--front mcp`) answers exactly as the server."""
+    """The CLI asked to word its answers for MCP (`--front mcp`), given the same answer
+    ids and present sets, answers exactly as the server, but for the id line. The model
+    here passes every id it was given."""
     files = {"app.py": SOURCE, "util.py": UTIL}
     cli_root, mcp_root = make_repo(files, name="cli"), make_repo(files, name="mcp")
 
@@ -565,33 +598,37 @@ def test_answers_are_the_cli_answers_for_the_same_history(make_repo):
         p = root / path
         p.write_text(p.read_text().replace(old, new, 1))
 
+    async def script(s: ClientSession):
+        answers, known = [], []
+        for kind, args in _history():
+            if kind == "edit":
+                apply(mcp_root, *args)
+                continue
+            result = await s.call_tool(kind, {**args, "known": list(known), "session_id": "same"})
+            assert not result.isError, text_of(result)
+            text = text_of(result)
+            answers.append((content(text).rstrip("\n"), answer_id(text), list(known)))
+            known.append(answer_id(text))
+        return answers
+
+    mcp_answers = with_session(mcp_root, script)
     cli_answers = []
     for kind, args in _history():
         if kind == "edit":
             apply(cli_root, *args)
             continue
+        _, ident, known = mcp_answers[len(cli_answers)]
         proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", *_cli_args(kind, args), "--session-id", "same",
-                               "--front", "mcp"], cwd=cli_root, env=_env(), capture_output=True, text=True, timeout=60)
+                               "--front", "mcp", "--answer-id", ident, "--present", ",".join(known)],
+                              cwd=cli_root, env=_env(), capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr
         cli_answers.append(proc.stdout.rstrip("\n"))
-
-    async def script(s: ClientSession):
-        answers = []
-        for kind, args in _history():
-            if kind == "edit":
-                apply(mcp_root, *args)
-                continue
-            result = await s.call_tool(kind, {**args, "session_id": "same"})
-            assert not result.isError, text_of(result)
-            answers.append(text_of(result).rstrip("\n"))
-        return answers
-
-    mcp_answers = with_session(mcp_root, script)
-    assert mcp_answers == cli_answers
+    texts = [text for text, _, _ in mcp_answers]
+    assert texts == cli_answers
     # the history reaches the interesting answers: a skeleton, a named hidden change, packs with stubs
-    assert mcp_answers[0].startswith("[SKELETON] app.py")
-    assert mcp_answers[3].endswith("(still elided): func0. Every line you were shown is unchanged.")
-    assert "-- [UNCHANGED] util.py:4-5 function twice [entry]" in mcp_answers[6]
+    assert texts[0].startswith("[SKELETON] app.py")
+    assert texts[3].endswith("(still elided): func0. Every line you were shown is unchanged.")
+    assert "-- [UNCHANGED] util.py:4-5 function twice [entry]" in texts[6]
 
 
 def test_no_answer_speaks_the_cli(make_repo):

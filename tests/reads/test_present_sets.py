@@ -296,6 +296,26 @@ def test_a_fork_keeps_the_copies_its_context_carries(py_repo):
     assert forked["mode"] == "unchanged" and forked["leans_on"] == ["r1"]
 
 
+def test_ids_a_model_passes_as_a_set_fold_in_the_order_they_were_answered(py_repo):
+    """A model passing ids back (MCP's `known`) gives them in any order: as a set they
+    fold oldest first. The same ids as a host's list, newest first, mean the newer
+    answer came first in that context: its delta leaned on nothing there, and the old
+    version's read is what the model holds last."""
+    ws, path = py_repo
+    read_file(ws, path, "s", answer_id="r1", present=[])
+    path.write_text(path.read_text() + "\n\ndef added():\n    return 7\n")
+    delta = read_file(ws, path, "s", answer_id="r2", present=["r1"]).response
+    assert delta["mode"] == "delta" and delta["leans_on"] == ["r1"]
+    class NewestFirst(frozenset):  # a set that iterates the newer id first
+        def __iter__(self):
+            return iter(sorted(frozenset.__iter__(self), reverse=True))
+
+    as_set = read_file(ws, path, "s", answer_id="r3", present=NewestFirst({"r1", "r2"})).response
+    assert as_set["mode"] == "unchanged"
+    as_list = read_file(ws, path, "s", answer_id="r4", present=["r2", "r1"]).response
+    assert as_list["mode"] == "delta" and as_list["leans_on"] == ["r1"]
+
+
 def test_a_refresh_forgets_lines_whatever_the_context_holds(py_repo):
     ws, path = py_repo
     read_file(ws, path, "s", answer_id="r1", present=[], force_full=True)
