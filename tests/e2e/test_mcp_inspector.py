@@ -1,9 +1,9 @@
 """`tldrs mcp` under a real MCP client: the MCP Inspector's `--cli` mode (pinned in
 npm/inspector/package-lock.json), as a user would try the server.
 
-Each `--cli` invocation starts its own server process (a new connection, so a new
-session): the two reads of one file pass the same `session_id` argument to get
-`[UNCHANGED]` the second time. The Inspector runs with a throwaway HOME (it keeps a
+Each `--cli` invocation starts its own server process (a new connection): what a
+re-read may lean on travels in the `known` ids the client passes, as a resumed
+conversation's would. The Inspector runs with a throwaway HOME (it keeps a
 catalog in `~/.mcp-inspector`); it declares Node >= 22.19 and runs under the
 machine's Node 20 with an engine warning.
 """
@@ -66,17 +66,38 @@ def test_the_inspector_lists_six_read_only_tools(inspector, project, tmp_path):
     assert tools["read_file"]["inputSchema"]["required"] == ["path"]
 
 
-def test_two_reads_of_one_file_in_one_session(inspector, project, tmp_path):
-    def read() -> subprocess.CompletedProcess:
-        return run(inspector, project, tmp_path, "--method", "tools/call", "--tool-name", "read_file",
-                   "--tool-arg", "path=app.py", "--tool-arg", "session_id=inspector-1")
+def answer_id(text: str) -> str:
+    last = text.splitlines()[-1]
+    assert last.startswith("[answer "), text
+    return last[len("[answer "):].split("]")[0].split(";")[0]
 
-    first, second = read(), read()
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    first_text, first_error = tool_text(first)
-    assert not first_error and first_text.startswith("[SKELETON] app.py")
-    assert 'elided: symbol="func0"' in first_text
-    assert tool_text(second) == ("[UNCHANGED] app.py: exactly as you already have it from your earlier reads.", False)
+
+def test_re_reads_lean_only_on_the_known_ids_passed(inspector, project, tmp_path):
+    """None: a first read. A present one: [UNCHANGED], naming it. An unknown one: a first
+    read. After a simulated compaction the client drops the ids it no longer shows: a
+    first read again, and the dropped answer is never leaned on."""
+    def read(*known: str) -> str:
+        args = ["--tool-arg", "path=app.py"] + (["--tool-arg", "known=" + json.dumps(list(known))] if known else [])
+        proc = run(inspector, project, tmp_path, "--method", "tools/call", "--tool-name", "read_file", *args)
+        assert proc.returncode == 0, proc.stderr
+        text, error = tool_text(proc)
+        assert not error, text
+        return text
+
+    first = read()
+    assert first.startswith("[SKELETON] app.py") and 'elided: symbol="func0"' in first
+    ident = answer_id(first)
+    assert first.endswith(f'[answer {ident}] To read app.py again, pass known=["{ident}"] (and the ids of later '
+                          f'answers about it you still see).')
+    again = read(ident)
+    assert again == (f"[UNCHANGED] app.py: exactly as you already have it from your earlier reads.\n"
+                     f"[answer {answer_id(again)}; relies on {ident}]")
+    unknown = read("zzzz9999")
+    assert unknown.startswith("[SKELETON] app.py") and "relies on" not in unknown
+    compacted = read(answer_id(again))  # the summary kept the marker's id; the skeleton it points at is gone
+    assert compacted.startswith("[SKELETON] app.py") and "relies on" not in compacted
+    after = read(answer_id(compacted))
+    assert after.startswith("[UNCHANGED] app.py") and after.endswith(f"; relies on {answer_id(compacted)}]")
 
 
 @pytest.mark.parametrize("args,expected", [
