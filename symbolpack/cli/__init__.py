@@ -203,9 +203,9 @@ _READ_OPTIONS = (
     (("--present",), "present", str, None, "IDS",
      "comma-separated ids of the answers still in the model's context, oldest first: answer against "
      "exactly what they gave it ('' for none)"),
-    (("--front",), "front", ("cli", "mcp", "claude", "pi"), "cli", None,
+    (("--front",), "front", ("cli", "mcp", "claude", "pi", "opencode"), "cli", None,
      "whose words markers and errors use: this CLI's flags (default), or the read tool's parameters "
-     "of an MCP client, Claude Code or pi"),
+     "of an MCP client, Claude Code, pi or OpenCode"),
 )
 _READ_FLAGS = ((("--full", "--no-compress"), "full", "plain full read: no skeleton, no delta"),)
 

@@ -96,9 +96,9 @@ def _common(p) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--with-text", action="store_true",
                    help="with --format json: also put the text rendering in the JSON (`text`)")
-    p.add_argument("--front", choices=("cli", "mcp", "claude", "pi"), default="cli",
+    p.add_argument("--front", choices=("cli", "mcp", "claude", "pi", "opencode"), default="cli",
                    help="whose words the pack's \"not shown\" lines use: this CLI's flags (default), "
-                        "or the read tool's parameters of an MCP client, Claude Code or pi")
+                        "or the read tool's parameters of an MCP client, Claude Code, pi or OpenCode")
 
 
 def add_context_parsers(subparsers) -> None:

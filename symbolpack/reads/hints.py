@@ -4,7 +4,7 @@ An answer names what it hides and how to show it: a skeleton's `... A-B elided:`
 markers, a pack's "not shown" lines, a bad range's error. The agent can act only on
 the words of the tool it is calling: a model calling MCP's `read_file` has no
 `--offset` flag, Claude Code's Read has `offset`/`limit` and no `symbol`, pi's
-`read` has `offset`/`limit`/`symbol`. So every such phrase is rendered here, once
+`read` has `offset`/`limit`/`symbol`, OpenCode's `read` `filePath`/`offset`/`limit`. So every such phrase is rendered here, once
 per front end, and the core asks for the phrase instead of writing a CLI flag.
 
 A front end is chosen by name (`front=` in `api.operations.read_file`, the packs,
@@ -145,6 +145,24 @@ class PiHints(ToolHints):
     tool = "read"
 
 
+class OpenCodeHints(ToolHints):
+    """OpenCode's `read` tool, whose output symbolpack's plugin replaces: `filePath`, `offset`,
+    `limit`; no symbol parameter, so a marker names the lines that show it (`offset=A
+    limit=N`). The header does not repeat the path: OpenCode resolves a relative `filePath`
+    against its own folder, which need not be the repository's root the answer's path is
+    relative to, so the model reads the file again by the path it used."""
+
+    name = "opencode"
+    tool = "read"
+    has_symbol = False
+
+    def call(self, path: str, args: str = "") -> str:
+        return f"read filePath={_quoted(path)}" + (f" {args}" if args else "")
+
+    def skeleton_help(self, path: str) -> str:
+        return "\"... A-B elided: ARGS\" hides lines A-B; read this file again with those ARGS to see them."
+
+
 class ChibiHints(ToolHints):
     """Chibi's plugin tools: `symbolpack_read(path, offset, limit, symbol)`, `symbolpack_diff_context(budget)`."""
 
@@ -153,7 +171,8 @@ class ChibiHints(ToolHints):
     pack = "symbolpack_diff_context"
 
 
-FRONTS: dict[str, Hints] = {h.name: h for h in (Hints(), McpHints(), ClaudeHints(), PiHints(), ChibiHints())}
+FRONTS: dict[str, Hints] = {h.name: h for h in (Hints(), McpHints(), ClaudeHints(), PiHints(), ChibiHints(),
+                                                  OpenCodeHints())}
 CLI = FRONTS["cli"]
 
 

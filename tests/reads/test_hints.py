@@ -35,6 +35,8 @@ def skeleton(root, front: str, session: str) -> dict:
     ("pi", '... 5-21 elided: symbol="f0"', 'read with path="src/app.py" and those ARGS shows them.'),
     ("chibi", '... 5-21 elided: symbol="f0"', 'symbolpack_read with path="src/app.py" and those ARGS shows them.'),
     ("claude", "... 5-22 elided", "\"... A-B elided\" hides lines A-B: Read offset=A limit=B-A+1 shows them."),
+    ("opencode", "... 5-22 elided: offset=5 limit=18",
+     "\"... A-B elided: ARGS\" hides lines A-B; read this file again with those ARGS to see them."),
 ])
 def test_a_skeleton_names_the_front_ends_own_parameters(app_repo, front, marker, header):
     response = skeleton(app_repo, front, f"s-{front}")
@@ -79,6 +81,7 @@ def test_where_markers_name_lines_the_blank_lines_after_a_body_go_with_it(app_re
     ("pi", 'read path="src/a.py" offset=3 limit=5', 'the pack with a larger budget, or read path="src/a.py"'),
     ("chibi", 'symbolpack_read path="src/a.py" offset=3 limit=5',
      'symbolpack_diff_context with a larger budget, or symbolpack_read path="src/a.py"'),
+    ("opencode", 'read filePath="src/a.py" offset=3 limit=5', 'the pack with a larger budget, or read filePath="src/a.py"'),
 ])
 def test_a_request_for_lines_and_for_a_change_in_each_front_ends_words(front, request_, change):
     """Every front names both numbers: Claude's markers carry none, its requests do."""
@@ -90,6 +93,7 @@ def test_a_request_for_lines_and_for_a_change_in_each_front_ends_words(front, re
 @pytest.mark.parametrize("front, expected", [
     ("cli", "--offset must be >= 1 (got 0)"), ("mcp", "offset must be >= 1 (got 0)"),
     ("claude", "offset must be >= 1 (got 0)"), ("pi", "offset must be >= 1 (got 0)"),
+    ("opencode", "offset must be >= 1 (got 0)"),
 ])
 def test_a_bad_range_is_refused_in_the_front_ends_words(app_repo, front, expected):
     ws = Workspace(app_repo)
@@ -146,4 +150,4 @@ def test_the_cli_takes_the_front_end_and_refuses_an_unknown_one(app_repo):
     assert bad.returncode == 2 and "invalid choice: 'vim'" in bad.stderr and "Traceback" not in bad.stderr
     with pytest.raises(ValueError, match="unknown front end 'vim'"):
         hints_for("vim")
-    assert set(FRONTS) == {"cli", "mcp", "claude", "pi", "chibi"}
+    assert set(FRONTS) == {"cli", "mcp", "claude", "pi", "chibi", "opencode"}
