@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-AGENTS = ("claude", "codex", "gemini", "chibi", "pi")
+AGENTS = ("claude", "codex", "gemini", "chibi", "pi", "opencode")
 HOOK_NAMES = ("claude-pre-read", "claude-post-read", "claude-pre-edit", "claude-post-edit", "claude-session-start")
 
 
@@ -48,6 +48,10 @@ def cmd_install(args) -> int:
         from .pi_install import install as install_pi
 
         return install_pi(global_=args.global_, dry_run=args.dry_run)
+    if args.agent == "opencode":
+        from .opencode.install import install as install_opencode
+
+        return install_opencode(global_=args.global_, dry_run=args.dry_run)
     from .install import install
 
     return install(args.agent, global_=args.global_, dry_run=args.dry_run)
@@ -62,6 +66,10 @@ def cmd_uninstall(args) -> int:
         from .pi_install import uninstall as uninstall_pi
 
         return uninstall_pi(global_=args.global_, dry_run=args.dry_run)
+    if args.agent == "opencode":
+        from .opencode.install import uninstall as uninstall_opencode
+
+        return uninstall_opencode(global_=args.global_, dry_run=args.dry_run)
     from .install import uninstall
 
     return uninstall(args.agent, global_=args.global_, dry_run=args.dry_run)
@@ -105,10 +113,11 @@ def add_integration_parsers(subparsers) -> None:
     q.set_defaults(func=cmd_chibi)
 
     for name, verb in (("install", "add symbolpack to"), ("uninstall", "remove symbolpack from")):
-        p = subparsers.add_parser(name, help=f"{verb} an agent's settings (claude, codex, gemini, chibi, pi)",
+        p = subparsers.add_parser(name, help=f"{verb} an agent's settings ({', '.join(AGENTS)})",
                                   description=f"{verb.capitalize()} the agent's settings: Claude Code hooks, "
                                               f"the MCP server for Codex and Gemini, Chibi's plugins "
-                                              f"directory, or pi's extensions directory. Prints exactly what changed; keeps a backup of "
+                                              f"directory, pi's extensions directory, or OpenCode's plugin "
+                                              f"directory. Prints exactly what changed; keeps a backup of "
                                               f"what it replaces.")
         p.add_argument("agent", choices=AGENTS, metavar="AGENT", help=", ".join(AGENTS))
         p.add_argument("--global", dest="global_", action="store_true",

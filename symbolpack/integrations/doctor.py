@@ -1,14 +1,16 @@
 """`tldrs doctor`: what is installed for which host, and whether it works there.
 
 It reads every settings file the installers (`install.py`, `chibi_install.py`,
-`pi_install.py`) write and, for each thing installed, checks it for real: each MCP server is
+`pi_install.py`, `opencode/install.py`) write and, for each thing installed, checks it
+for real: each MCP server is
 started exactly as its host would start it (command, arguments, environment
 and folder from the host's settings) and asked for its tools over stdio
 (`mcp_probe.py`); Codex's and Gemini's folder trust is read as they read it
 (`trust.py`); symbolpack's server added to Claude Code with `claude mcp add` is
 started too; each Claude Code pre-read hook runs on a probe file; Chibi's
-launchers are run as Chibi runs them, and pi's extension is checked. It sits
-above the installers, which never import it.
+launchers are run as Chibi runs them, and pi's extension and OpenCode's plugin are
+checked (their commands run on probes). It sits above the installers, which never
+import it.
 
 Exit codes: 0 when everything installed works here (or nothing is installed),
 1 when anything installed does not (a settings file it cannot parse, a server
@@ -31,6 +33,8 @@ from .chibi_install import doctor_lines, doctor_report
 from .host_settings import SERVER_NAME, CodexConfig, adapter_for, describe_server
 from .install import read_text, say, settings_path
 from .mcp_probe import probe
+from .opencode.install import doctor_lines as opencode_doctor_lines
+from .opencode.install import doctor_report as opencode_doctor_report
 from .pi_install import doctor_lines as pi_doctor_lines
 from .pi_install import doctor_report as pi_doctor_report
 from .trust import host_trust
@@ -208,8 +212,10 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
     report["hooks"] = list(hooks.values())
     report["chibi"] = doctor_report()
     report["pi"] = pi_doctor_report(root)
+    report["opencode"] = opencode_doctor_report(root)
     problems.extend(f"chibi {c['check']}: {c['detail']}" for c in report["chibi"]["checks"] if not c["ok"])
     problems.extend(f"pi {c['check']}: {c['detail']}" for c in report["pi"]["checks"] if not c["ok"])
+    problems.extend(f"opencode {c['check']}: {c['detail']}" for c in report["opencode"]["checks"] if not c["ok"])
     code = 1 if problems else 0
     if as_json:
         say(out, json.dumps(report, indent=1))
@@ -228,6 +234,8 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
     for line in doctor_lines(report["chibi"]):
         say(out, line)
     for line in pi_doctor_lines(report["pi"]):
+        say(out, line)
+    for line in opencode_doctor_lines(report["opencode"]):
         say(out, line)
     if problems:
         say(out, f"{len(problems)} problem{'s' if len(problems) > 1 else ''}:")
