@@ -254,6 +254,7 @@ def read_file(
         return loaded[sha]
 
     folded = None
+    chosen: list = []
     with store.session(session_id) as session:
         if present is not None:
             from ..reads.answers import fold, in_fold_order
@@ -272,6 +273,8 @@ def read_file(
             copy = session.copy(source.rel)
         current.know_full_tokens(session.full_tokens(source.rel, source.sha256))
         told = tuple(mode for mode in ("skeleton", "delta") if session.shown(mode))
+        if present is not None and not chosen:
+            told = ()  # the model may hold no answer that explained the markers (a compaction, a rewind)
         if told:
             request = request._replace(told=told)
 

@@ -9,7 +9,9 @@ and `response.completed`. Codex stops a turn when an answer has no function
 call. Loopback only, stdlib only.
 
 A *script* is a callable `turn(body) -> list of output items` (the helpers
-`call(name, arguments, namespace)` and `say(text)` build items); every request body is
+`call(name, arguments, namespace)` and `say(text)` build items); `usage(body)`, when
+given, is the token count the answer reports (Codex compacts a conversation whose
+count passes its `model_auto_compact_token_limit`); every request body is
 recorded, so a test judges what the model was offered and what the tools
 answered. Requests to paths other than `/v1/responses` (a model list, say) are
 recorded and answered 404, which Codex tolerates.
@@ -73,9 +75,10 @@ def output_text(item: dict) -> str:
 class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], turn: Turn):
+    def __init__(self, address: tuple[str, int], turn: Turn, usage: Callable[[dict], int] | None = None):
         super().__init__(address, _Handler)
         self.turn = turn
+        self.usage = usage
         self.lock = threading.Lock()
         self.recorded: list[dict] = []  # {"path", "body"}
 
@@ -110,8 +113,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             items = self.server.turn(body)
+            total = self.server.usage(body) if self.server.usage else 110
         except Exception as exc:  # the script failed: end the turn with the reason visible
-            items = [say(f"fake model script error: {exc!r}")]
+            items, total = [say(f"fake model script error: {exc!r}")], 110
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -125,14 +129,14 @@ class _Handler(BaseHTTPRequestHandler):
                            {"type": "response.output_item.done", "output_index": index, "item": item}))
         events.append(("response.completed", {"type": "response.completed", "response": {
             "id": rid, "status": "completed", "output": items,
-            "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10,
-                      "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 110}}}))
+            "usage": {"input_tokens": total - 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10,
+                      "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": total}}}))
         for name, data in events:
             self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
         self.wfile.flush()
 
 
-def start(turn: Turn, port: int = 0) -> tuple[FakeOpenAI, int]:
-    server = FakeOpenAI(("127.0.0.1", port), turn)
+def start(turn: Turn, port: int = 0, usage: Callable[[dict], int] | None = None) -> tuple[FakeOpenAI, int]:
+    server = FakeOpenAI(("127.0.0.1", port), turn, usage)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, server.server_address[1]

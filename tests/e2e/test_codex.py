@@ -6,11 +6,17 @@ writes, in a throwaway HOME and project, its model a scripted fake on 127.0.0.1
   The installer must say so, `tldrs doctor` must report it inactive, and after
   trusting, `codex mcp get symbolpack --json` shows the server and doctor is clean.
 - Work: `codex exec` whose model calls symbolpack's `read_file` twice on one file,
-  judged on the requests the model received: the tools were offered in the first
-  request, both calls ran under Codex's default approval (the tools are annotated
-  read-only; nothing else is written into the config), and the second answered
-  `[UNCHANGED]`. Ten runs, each a fresh Codex and server, with no start-up grace
-  setting: Codex gives an MCP server about a second before the first request.
+  passing back the answer id it sees, judged on the requests the model received:
+  the tools were offered in the first request, both calls ran under Codex's default
+  approval (the tools are annotated read-only; nothing else is written into the
+  config), and the second answered `[UNCHANGED]`. Ten runs, each a fresh Codex and
+  server, with no start-up grace setting: Codex gives an MCP server about a second
+  before the first request.
+- Compaction and resume: a scripted model that passes back exactly the answer ids
+  its request shows reads, re-reads, reads after an outside change, drills in; Codex
+  compacts the conversation (the fake reports a token count over the limit); the
+  model reads on; `codex exec resume --last` (a new server process) reads once more.
+  Every answer is judged in the request that delivered it (`mcp_view.judge`).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import pytest
 
 import clients
 import fake_openai
+import mcp_view
 
 from symbolpack.integrations.doctor import INACTIVE
 
@@ -98,12 +105,23 @@ def test_install_says_trust_doctor_says_inactive_until_the_project_is_trusted(tm
     assert codex_target(report)["status"] == "installed" and "read_file" in codex_target(report)["server"]["tools"]
 
 
+def visible_ids(body: dict) -> list[str]:
+    """The answer ids the request shows the model: what a model passes back as `known`."""
+    return [a.ident for a in mcp_view.answers_in(body.get("input", [])) if a.ident]
+
+
+def read_call(body: dict, **more) -> dict:
+    ids = visible_ids(body)
+    return fake_openai.call("read_file", {"path": "app.py", **more, **({"known": ids} if ids else {})},
+                            namespace="mcp__symbolpack")
+
+
 def read_twice(body: dict) -> list[dict]:
     """The scripted model: read app.py through symbolpack, read it again, then stop."""
     offered = ("mcp__symbolpack", "read_file") in fake_openai.tools(body)
     done = len(fake_openai.outputs(body))
     if offered and done < 2:
-        return [fake_openai.call("read_file", {"path": "app.py"}, namespace="mcp__symbolpack")]
+        return [read_call(body)]
     return [fake_openai.say("done")]
 
 
@@ -137,6 +155,87 @@ def test_codex_exec_gets_the_tools_and_runs_both_reads_every_time(tmp_path, code
         first, second = r["answers"]
         assert "def rule0(value):" in first and "[UNCHANGED]" not in first
         assert "[UNCHANGED]" in second
+
+
+BODY = "".join(f"def rule{i}(value):\n" + "".join(f"    value += {j}\n" for j in range(12)) +
+               f"    return value * {i + 3}\n\n\n" for i in range(30))
+COMPACTION = "You are performing a CONTEXT CHECKPOINT COMPACTION"
+
+
+class Scripted:
+    """The model of the compaction scenario: one planned step per request (the
+    compaction request Codex makes is answered with a summary that names no ids)."""
+
+    PLAN = ["read", "re-read", "change-and-read", "drill-in", "read", "re-read", "done", "read", "done"]
+
+    def __init__(self, app: Path):
+        self.app = app
+        self.steps = iter(self.PLAN)
+        self.compact_next = False
+        self.judged: list[tuple[str, list[str]]] = []  # (answer text, problems) per delivered answer
+        self.seen: set[str] = set()
+
+    def turn(self, body: dict) -> list[dict]:
+        items = body.get("input", [])
+        users = [i for i in items if i.get("role") == "user"]
+        last_user = "".join(c.get("text", "") for c in (users[-1].get("content") or [])) if users else ""
+        answers = mcp_view.answers_in(items)
+        outputs = [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+        if outputs and outputs[-1] not in self.seen:  # the answer this request is the first to deliver,
+            self.seen.add(outputs[-1])  # made with the file as it is now
+            self.judged.append((answers[-1].text, mcp_view.judge(answers, self.app.read_text().split("\n"))))
+        if last_user.startswith(COMPACTION):
+            return [fake_openai.say("Summary: the user asked me to read app.py; I read it.")]
+        step = next(self.steps, "done")
+        if step == "change-and-read":  # a teammate's push: a body the skeleton hid, and a new function
+            self.app.write_text(self.app.read_text().replace("    value += 5\n    value += 6\n    value += 7\n"
+                                                             "    value += 8\n    value += 9\n    value += 10\n"
+                                                             "    value += 11\n    return value * 10",
+                                                             "    value += 555\n    value += 6\n    value += 7\n"
+                                                             "    value += 8\n    value += 9\n    value += 10\n"
+                                                             "    value += 11\n    return value * 10", 1)
+                                + "def added(value):\n    return value\n")
+        if step == "drill-in":
+            self.compact_next = True
+            return [read_call(body, symbol="rule7")]
+        if step in ("read", "re-read", "change-and-read"):
+            return [read_call(body)]
+        return [fake_openai.say("done")]
+
+    def usage(self, body: dict) -> int:
+        if self.compact_next:  # over model_auto_compact_token_limit: Codex compacts before its next request
+            self.compact_next = False
+            return 200_000
+        return 110
+
+
+def test_after_a_compaction_and_a_resume_answers_lean_only_on_what_the_request_carries(tmp_path, codex):
+    lab = Lab(tmp_path, codex)
+    (lab.proj / "app.py").write_text(BODY)
+    assert lab.tldrs("install", "codex").returncode == 0
+    lab.trust()
+    model = Scripted(lab.proj / "app.py")
+    server, port = fake_openai.start(model.turn, usage=model.usage)
+    provider = ["-c", "model_provider=fake", "-c", "model=gpt-fake", "-c", 'model_providers.fake.name="fake"',
+                "-c", f'model_providers.fake.base_url="http://127.0.0.1:{port}/v1"',
+                "-c", 'model_providers.fake.wire_api="responses"', "-c", 'model_providers.fake.env_key="FAKE_OPENAI_KEY"',
+                "-c", "model_auto_compact_token_limit=100000"]
+    try:
+        first = lab.run("exec", "--skip-git-repo-check", *provider, "Read app.py.")
+        assert first.returncode == 0, first.stderr[-2000:]
+        assert "context compacted" in first.stderr, first.stderr[-3000:]
+        resumed = lab.run("exec", "resume", "--last", "--skip-git-repo-check", *provider, "Read app.py once more.")
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+    finally:
+        server.shutdown()
+    kinds = [text.split(" ", 1)[0] if text.startswith("[") else "rows" for text, _ in model.judged]
+    # read, re-read, the change (inside rule7's hidden body, plus an added function), the drill-in;
+    # after the compaction a first read again and a re-read; after the resume a re-read
+    assert kinds == ["[SKELETON]", "[UNCHANGED]", "[DELTA]", "rows", "[SKELETON]", "[UNCHANGED]", "[UNCHANGED]"], (kinds, \
+        [text[:300] for text, _ in model.judged])
+    problems = [p for _, ps in model.judged for p in ps]
+    assert problems == []
+    assert "value += 555" in model.judged[3][0]
 
 
 def test_uninstall_keeps_the_users_key_and_doctor_names_what_codex_then_refuses(tmp_path, codex):
