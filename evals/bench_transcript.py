@@ -4,7 +4,7 @@ with a short one, measured in the same run.
 Target (provably-held issue): a re-read's hook answer with a 20 MB transcript stays
 within 2x of its time with an empty one. The answer takes two hooks (Claude runs
 `claude-pre-read`, the native Read, then `claude-post-read`); both are timed. The transcript is parsed
-incrementally (`integrations/claude_transcript.py`): the rows below are
+incrementally (`integrations/claude/transcript.py`): the rows below are
 
 * `short`: a transcript holding only this conversation's few records;
 * `long, warm`: a 20 MB transcript whose parse the state dir already holds, grown

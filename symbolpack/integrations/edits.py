@@ -10,7 +10,7 @@ What the two integrations do alike once they know which edit an agent made:
   (None when the copy and the file part ways);
 * `guard_verdict`: the stale-edit guard's decision on the lines an edit touches.
 
-Nothing here reads a hook payload or writes a hook answer: `claude.py` and the
+Nothing here reads a hook payload or writes a hook answer: `claude/` and the
 Chibi plugin do that, each in its host's terms. Imports are lazy (a hook process
 pays for what it uses).
 """

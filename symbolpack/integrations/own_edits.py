@@ -8,7 +8,7 @@ edit would vouch for lines where the model no longer has them ("your X-Y" one of
 So an own edit is an answer of its own, under the host's id for the edit call, and
 the next read's present set names it after the reads it followed.
 
-Shared by Claude Code's post-edit hook (`claude.py`, the Edit's `tool_use_id`) and
+Shared by Claude Code's post-edit hook (`claude/edit_hooks.py`, the Edit's `tool_use_id`) and
 `tldrs session edit` (pi's extension, its `edit`/`write` call ids): the effect itself
 is `edits.edit_effect`; this module folds the present answers, decides what a write
 or an unfollowable file means, and stores the result. Nothing here reads a hook

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.integrations import claude_transcript as ct
+from symbolpack.integrations.claude import transcript as ct
 
 from test_claude_hooks import decision, module, run_hook
 

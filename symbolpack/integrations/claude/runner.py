@@ -1,0 +1,158 @@
+"""The hooks by name, and one hook run: payload in, answer out, records committed
+once the answer is delivered.
+
+`tldrs hook NAME` (or `python -m symbolpack.integrations.claude NAME`) reads one
+payload on stdin and writes the answer on stdout. A hook must never break a tool
+call: every failure (bad payload, missing file, corrupt store, any exception)
+exits 0 with no output and at most one line on stderr. Records that wait for the
+answer to be delivered (intents to commit) run only after it is written and
+flushed: an answer that never reached Claude Code stays pending (unsure).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ...base.protocol import HookOutput
+
+import json
+import os
+import sys
+
+from .delivery import post_read
+from .edit_hooks import post_edit, pre_edit
+from .payload import DROP_SOURCES, STATE_KEY, hook_root, session_id_for, workspace
+from .reads import pre_read
+
+
+def session_start(payload: Any, after: list) -> HookOutput | None:
+    """SessionStart(compact|clear|resume): the agent lost its context, or may have (a
+    rewind is a resume); forget what it saw."""
+    if not isinstance(payload, dict):
+        return None
+    source = payload.get("source")
+    if source is not None and source not in DROP_SOURCES:
+        return None
+    session_id = session_id_for(payload)
+    if session_id is None:
+        return None
+    ws = workspace(hook_root(payload))
+    try:
+        with ws.store.session(session_id) as session:
+            had = session.drop_all_files()
+            session.data.pop(STATE_KEY, None)
+    finally:
+        ws.close()
+    if not had or _has_transcript(payload):
+        return None  # with a transcript, reads answer from what it proves: nothing to tell the model
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext":
+            "symbolpack: your earlier copies of files were dropped with the context; the next Read of each "
+            "file shows it in full."}}
+
+
+def _has_transcript(payload: dict) -> bool:
+    from .transcript import transcript_for
+
+    path = transcript_for(payload)
+    return path is not None and os.path.isfile(path)
+
+
+HOOKS = {
+    "claude-pre-read": pre_read,
+    "claude-pre-edit": pre_edit,
+    "claude-post-edit": post_edit,
+    "claude-post-read": post_read,
+    "claude-session-start": session_start,
+}
+
+
+def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
+    """The hook's stdout for one payload; '' for no decision. Never raises.
+
+    Records that wait for the output to be delivered (intents to commit) are
+    appended to *after*, for the caller to run once the output is written and
+    flushed; without *after* (an in-process caller: returning is delivering)
+    they run before this returns."""
+    handler = HOOKS.get(name) or HOOKS.get(f"claude-{name}")
+    if handler is None:
+        _log(f"unknown hook {name!r} (known: {', '.join(HOOKS)})")
+        return ""
+    try:
+        payload = json.loads(stdin_text) if stdin_text.strip() else None
+    except ValueError:
+        _log(f"{name}: payload is not JSON; no decision")
+        return ""
+    pending: list = []
+    try:
+        out = handler(payload, pending)
+        text = json.dumps(out, ensure_ascii=False) if out else ""
+    except Exception as exc:  # a hook never breaks the tool call
+        from ...base.settings import load_settings
+
+        if load_settings().debug:
+            import traceback
+
+            traceback.print_exc()
+        _log(f"{name}: {type(exc).__name__}: {exc}; no decision")
+        return ""  # nothing recorded is committed: what it wrote stays pending (unsure)
+    if after is None:
+        _run_all(pending)
+    else:
+        after.extend(pending)
+    return text
+
+
+def _run_all(callbacks) -> None:
+    for callback in callbacks:
+        try:
+            callback()
+        except Exception as exc:  # an uncommitted intent only means "unsure"
+            _log(f"commit failed: {type(exc).__name__}: {exc}")
+
+
+def _log(message: str) -> None:
+    """A hook's own trouble: one `symbolpack hook: warning: ...` line on stderr."""
+    try:
+        from ...base.log import warning
+
+        warning(message)
+    except Exception:
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ...base.log import configure
+
+    configure(prefix="symbolpack hook")  # warnings: one `symbolpack hook: warning: ...` line on stderr
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        _log(f"usage: tldrs hook {{{','.join(HOOKS)}}} < payload.json")
+        return 0
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8", "replace")
+    except Exception:
+        return 0
+    after: list = []
+    out = run_hook(argv[0], text, after)
+    try:
+        if out:
+            sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    except Exception:
+        return 0  # not delivered: the records stay pending, and later answers treat them as unsure
+    _run_all(after)  # delivered whole: commit
+    return 0
+
+
+def run_as_process(argv: list[str] | None = None) -> None:
+    """`main`, then end the process at once: everything is written and flushed, and
+    skipping the interpreter's teardown saves ~4 ms per tool call."""
+    from ...base.process import exit_now
+
+    exit_now(main(argv))
+
+
+if __name__ == "__main__":
+    run_as_process()
