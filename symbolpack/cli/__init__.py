@@ -497,11 +497,11 @@ def main(argv: list[str] | None = None) -> int:
 
         run_as_process(args_in[1:])
     if args_in[:2] == ["chibi", "plugin"] and "-h" not in args_in and "--help" not in args_in:
-        from ..integrations.chibi import main as chibi_main  # Chibi runs it for every tool call and hook
+        from ..integrations.chibi.plugin import main as chibi_main  # Chibi runs it for every tool call and hook
 
         return chibi_main(args_in[2:])
     if args_in[:2] == ["chibi", "lang"] and len(args_in) >= 3 and not args_in[2].startswith("-"):
-        from ..integrations.chibi_lang import main as lang_main  # one process per indexed file
+        from ..integrations.chibi.lang import main as lang_main  # one process per indexed file
 
         return lang_main(args_in[2:])
     args = _fast_read_args(args_in[1:]) if args_in[:1] == ["read"] else None

@@ -17,7 +17,7 @@ HOOK_NAMES = ("claude-pre-read", "claude-post-read", "claude-pre-edit", "claude-
 def cmd_mcp(args) -> int:
     from pathlib import Path
 
-    from .mcp_server import serve
+    from .mcp.server import serve
 
     return serve(Path(args.root) if args.root else None, args.session_id)
 
@@ -31,21 +31,21 @@ def cmd_hook(args) -> int:
 
 def cmd_chibi(args) -> int:
     if args.what == "lang":
-        from .chibi_lang import main
+        from .chibi.lang import main
 
         return main([args.language, *(["--schema"] if args.schema else [])])
-    from .chibi import main
+    from .chibi.plugin import main
 
     return main([*(["--home", args.home] if args.home else []), *(["--schema"] if args.schema else [])])
 
 
 def cmd_install(args) -> int:
     if args.agent == "chibi":
-        from .chibi_install import install as install_chibi
+        from .chibi.install import install as install_chibi
 
         return install_chibi(home=args.home, dry_run=args.dry_run)
     if args.agent == "pi":
-        from .pi_install import install as install_pi
+        from .pi.install import install as install_pi
 
         return install_pi(global_=args.global_, dry_run=args.dry_run)
     if args.agent == "opencode":
@@ -59,11 +59,11 @@ def cmd_install(args) -> int:
 
 def cmd_uninstall(args) -> int:
     if args.agent == "chibi":
-        from .chibi_install import uninstall as uninstall_chibi
+        from .chibi.install import uninstall as uninstall_chibi
 
         return uninstall_chibi(home=args.home, dry_run=args.dry_run)
     if args.agent == "pi":
-        from .pi_install import uninstall as uninstall_pi
+        from .pi.install import uninstall as uninstall_pi
 
         return uninstall_pi(global_=args.global_, dry_run=args.dry_run)
     if args.agent == "opencode":
@@ -138,7 +138,7 @@ def add_integration_parsers(subparsers) -> None:
 
 
 def _mcp_main(argv: list[str] | None = None) -> int:
-    from .mcp_server import main
+    from .mcp.server import main
 
     return main(argv)
 

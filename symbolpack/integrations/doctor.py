@@ -1,11 +1,11 @@
 """`tldrs doctor`: what is installed for which host, and whether it works there.
 
-It reads every settings file the installers (`install.py`, `chibi_install.py`,
-`pi_install.py`, `opencode/install.py`) write and, for each thing installed, checks it
+It reads every settings file the installers (`install.py`, `chibi/install.py`,
+`pi/install.py`, `opencode/install.py`) write and, for each thing installed, checks it
 for real: each MCP server is
 started exactly as its host would start it (command, arguments, environment
 and folder from the host's settings) and asked for its tools over stdio
-(`mcp_probe.py`); Codex's and Gemini's folder trust is read as they read it
+(`mcp/probe.py`); Codex's and Gemini's folder trust is read as they read it
 (`trust.py`); symbolpack's server added to Claude Code with `claude mcp add` is
 started too; each Claude Code pre-read hook runs on a probe file; Chibi's
 launchers are run as Chibi runs them, and pi's extension and OpenCode's plugin are
@@ -29,14 +29,14 @@ from typing import Any
 
 from ..base.errors import SymbolpackError
 from ..base.workspace import project_root
-from .chibi_install import doctor_lines, doctor_report
+from .chibi.install import doctor_lines, doctor_report
 from .host_settings import SERVER_NAME, CodexConfig, adapter_for, describe_server
 from .install import read_text, say, settings_path
-from .mcp_probe import probe
+from .mcp.probe import probe
 from .opencode.install import doctor_lines as opencode_doctor_lines
 from .opencode.install import doctor_report as opencode_doctor_report
-from .pi_install import doctor_lines as pi_doctor_lines
-from .pi_install import doctor_report as pi_doctor_report
+from .pi.install import doctor_lines as pi_doctor_lines
+from .pi.install import doctor_report as pi_doctor_report
 from .trust import host_trust
 
 INACTIVE = "installed, inactive: project not trusted"

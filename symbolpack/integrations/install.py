@@ -6,7 +6,7 @@
 | codex  | `.codex/config.toml`    | `$CODEX_HOME/config.toml` (`~/.codex/`)   | `[mcp_servers.symbolpack]`       |
 | gemini | `.gemini/settings.json` | `~/.gemini/settings.json`                 | `mcpServers.symbolpack`          |
 
-Chibi is not a settings file but a plugins directory: `chibi_install.py`.
+Chibi is not a settings file but a plugins directory: `chibi/install.py`.
 
 Rules: edits merge with what is there (other hooks, servers, keys and, for
 Codex and Gemini, comments and layout are kept); a second install changes

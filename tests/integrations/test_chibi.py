@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 import symbolpack
-from symbolpack.integrations import chibi
-from symbolpack.integrations.chibi_install import BACKUP_SUFFIX, MANIFEST, doctor_report
-from symbolpack.integrations.chibi_lang import plugin_languages
+from symbolpack.integrations.chibi import plugin as chibi
+from symbolpack.integrations.chibi.install import BACKUP_SUFFIX, MANIFEST, doctor_report
+from symbolpack.integrations.chibi.lang import plugin_languages
 
 from conftest import stored_files
 

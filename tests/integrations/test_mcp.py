@@ -1,4 +1,4 @@
-"""The MCP server (`mcp_server`, `mcp_protocol`, `mcp_tools`, `mcp_roots` together),
+"""The MCP server (`mcp_server`, `mcp/protocol.py`, `mcp/tools.py`, `mcp/roots.py` together),
 driven over real stdio: by the official SDK's own client, and by raw JSON-RPC lines
 where a test needs to see or break the protocol itself.
 
@@ -476,15 +476,15 @@ def test_serving_imports_no_mcp_sdk(repo):
     `tools/list` have been answered, nothing of the engine is loaded yet."""
     probe = (
         "import sys\n"
-        "from symbolpack.integrations import mcp_tools\n"
+        "from symbolpack.integrations.mcp import tools\n"
         "from symbolpack.integrations.mcp_server import main\n"
-        "started = mcp_tools.SymbolpackTools.start\n"
+        "started = tools.SymbolpackTools.start\n"
         "def start(self):\n"
         "    early = sorted(m for m in sys.modules if m.split('.')[0] in ('tree_sitter', 'mcp', 'pydantic')\n"
         "                   or m.startswith(('symbolpack.api', 'symbolpack.engine', 'symbolpack.reads')))\n"
         "    sys.stderr.write('EARLY=' + ','.join(early) + '\\n')\n"
         "    started(self)\n"
-        "mcp_tools.SymbolpackTools.start = start\n"
+        "tools.SymbolpackTools.start = start\n"
         "code = main([])\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'pydantic', 'anyio'})\n"
         "sys.stderr.write('HEAVY=' + ','.join(heavy) + '\\n')\n"
@@ -510,7 +510,7 @@ def test_a_bad_default_session_is_one_line_and_exit_2(repo):
 
 DYING_SERVER = (
     "import os, sys\n"
-    "from symbolpack.integrations import mcp_server\n"
+    "from symbolpack.integrations.mcp import server as mcp_server\n"
     "real = mcp_server.open_protocol_streams\n"
     "class Dying:\n"
     "    def __init__(self, out):\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from symbolpack.integrations.mcp_probe import probe
+from symbolpack.integrations.mcp.probe import probe
 
 
 def test_symbolpack_server_answers_and_lists_its_tools(tmp_path):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.integrations import mcp_roots
-from symbolpack.integrations.mcp_roots import Bounds, OutsideWorkspace
+from symbolpack.integrations.mcp import roots as mcp_roots
+from symbolpack.integrations.mcp.roots import Bounds, OutsideWorkspace
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from symbolpack.base.settings import Settings
-from symbolpack.integrations.mcp_tools import TOOLS, BadArguments, SymbolpackTools
+from symbolpack.integrations.mcp.tools import TOOLS, BadArguments, SymbolpackTools
 
 BY_NAME = {t.name: t for t in TOOLS}
 

@@ -15,7 +15,7 @@ import pytest
 
 import symbolpack
 from symbolpack.base.errors import SymbolpackError
-from symbolpack.integrations import pi_install as pii
+from symbolpack.integrations.pi import install as pii
 from symbolpack.integrations.doctor import doctor
 
 PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]

@@ -56,7 +56,7 @@ _DOUBLE_COLON = {"rust", "cpp", "php"}
 def plugin_languages() -> dict[str, str]:
     """Chibi language name -> the symbolpack language parsed for it (files whose
     extension says otherwise, like `.tsx` under `typescript`, follow their extension)."""
-    from ..engine.languages import supported_languages
+    from ...engine.languages import supported_languages
 
     out: dict[str, str] = {}
     for lang in supported_languages():
@@ -171,7 +171,7 @@ class _BatchIndex:
 
 
 def _snapshot(files: dict[str, bytes]):
-    from ..packs.callgraph import Snapshot
+    from ...packs.callgraph import Snapshot
 
     class BatchSnapshot(Snapshot):
         def _list(self):
@@ -187,10 +187,10 @@ def extract(language: str, files: list[tuple[str, str]]) -> tuple[dict, list[dic
     """({"symbols", "refs"}, per-file errors) for a batch of (path, content)."""
     from pathlib import Path
 
-    from ..packs.callgraph import CallGraph, SELF_NAMES
-    from ..engine.index import MAX_INDEX_BYTES, Index
-    from ..engine.languages import has_query, language_for_path
-    from ..engine.sources import is_sensitive
+    from ...packs.callgraph import CallGraph, SELF_NAMES
+    from ...engine.index import MAX_INDEX_BYTES, Index
+    from ...engine.languages import has_query, language_for_path
+    from ...engine.sources import is_sensitive
 
     fallback = plugin_languages().get(language)
     index = _BatchIndex(Index(Path(os.getcwd()), use_cache=False))
@@ -268,7 +268,7 @@ def run(language: str, raw: bytes) -> tuple[int, dict]:
                        "errors": errors, **out}
         return 0, out
     except Exception as exc:
-        from ..base.settings import load_settings
+        from ...base.settings import load_settings
 
         if load_settings().debug:
             import traceback

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 
-from .chibi_state import workspace_for
-from .chibi_tools import TOOL_READ
+from .state import workspace_for
+from .tools import TOOL_READ
 
 _WRITE_OK = "File written successfully"
 _EDIT_OK = ("Edited ", "Replaced string in ")
@@ -17,7 +17,7 @@ _EDIT_OK = ("Edited ", "Replaced string in ")
 # --------------------------------------------------------------------------- the guard
 
 def _deny_text(rel: str, tool: str, verdict) -> str:
-    from .edits import qualnames
+    from ..edits import qualnames
 
     a, b = verdict[1], verdict[2]
     where = f"line {a}" if a == b else f"lines {a}-{b}"
@@ -43,8 +43,8 @@ def _marks_now(store, copy, source, by_text: bool):
     line is matched to what the agent holds by its text (`edits.aligned_marks`: a line
     that only moved is still KNOWN), for an edit that replaces text; else by its number
     (a whole-file write replaces every line where it is)."""
-    from .edits import DIFFERS, KNOWN, aligned_marks, copy_marks, loader
-    from ..engine.sources import split_text_lines
+    from ..edits import DIFFERS, KNOWN, aligned_marks, copy_marks, loader
+    from ...engine.sources import split_text_lines
 
     lines = split_text_lines(source.text)
     texts, marks = copy_marks(copy, loader(store, source.sha256, lines), max(len(lines), copy.extent()))
@@ -60,7 +60,7 @@ def _marks_now(store, copy, source, by_text: bool):
 def _edit_span(args: dict, lines: list[str], text: str) -> tuple[int, int] | None:
     """The lines of the file now that a Chibi `file_edit` replaces or places its text
     by (fs_write.rs semantics); None when Chibi would refuse the edit itself."""
-    from .edits import int_arg
+    from ..edits import int_arg
 
     op = args.get("operation")
     total = len(lines)
@@ -91,8 +91,8 @@ def judge_write(path: str, session_id: str, tool: str, args: dict) -> str | None
     """The guard's refusal for this write_file/file_edit, or None (no opinion)."""
     from pathlib import Path
 
-    from .edits import KNOWN, guard_verdict
-    from ..engine.sources import load_source
+    from ..edits import KNOWN, guard_verdict
+    from ...engine.sources import load_source
 
     ws = workspace_for(path)
     try:
@@ -143,7 +143,7 @@ def _rust_lines(text: str) -> list[str]:
 def _carry_lines(copy, load, args: dict, disk: list[str]):
     """Per-line cells of the copy after a line-based `file_edit` (index 0 unused), or
     None when the result disagrees with the file on any line the copy says anything about."""
-    from .edits import GAP, KNOWN, copy_marks, int_arg
+    from ..edits import GAP, KNOWN, copy_marks, int_arg
 
     op = args.get("operation")
     start = int_arg(args.get("line_start"))
@@ -190,9 +190,9 @@ def carry_write(path: str, session_id: str, tool: str, args: dict, result) -> No
     """post_tool of write_file/file_edit: the agent's copy after its own edit."""
     from pathlib import Path
 
-    from ..reads.agentcopy import AgentCopy
-    from ..engine.sources import load_source, split_text_lines
-    from .edits import carry_edit, copy_from_cells, ends_with_newline, loader
+    from ...reads.agentcopy import AgentCopy
+    from ...engine.sources import load_source, split_text_lines
+    from ..edits import carry_edit, copy_from_cells, ends_with_newline, loader
 
     ok = _WRITE_OK if tool == "write_file" else _EDIT_OK
     if not isinstance(result, str) or not result.startswith(ok):
@@ -206,7 +206,7 @@ def carry_write(path: str, session_id: str, tool: str, args: dict, result) -> No
         store = ws.store_or_none()
         if store is None:
             return
-        from ..engine.sources import stored_name
+        from ...engine.sources import stored_name
 
         rel = source.rel if source is not None else stored_name(Path(os.path.realpath(path)), ws.root)
         with store.session(session_id) as session:

@@ -32,13 +32,13 @@ def state_root() -> str:
 
 
 def _home_key(home: str) -> str:
-    from ..base.workspace import sha256_hex
+    from ...base.workspace import sha256_hex
 
     return sha256_hex(os.path.realpath(home).encode("utf-8", "surrogateescape"))[:10]
 
 
 def _context_key(context: str) -> str:
-    from ..base.workspace import sha256_hex
+    from ...base.workspace import sha256_hex
 
     if _SAFE_CONTEXT.fullmatch(context):
         return context
@@ -48,7 +48,7 @@ def _context_key(context: str) -> str:
 def private_dir(*parts: str) -> str:
     from pathlib import Path
 
-    from ..base.workspace import ensure_private_dir
+    from ...base.workspace import ensure_private_dir
 
     return str(ensure_private_dir(Path(state_root(), *parts)))
 
@@ -56,7 +56,7 @@ def private_dir(*parts: str) -> str:
 def write_json(path: str, data) -> None:
     from pathlib import Path
 
-    from ..base.workspace import atomic_write
+    from ...base.workspace import atomic_write
 
     atomic_write(Path(path), json.dumps(data).encode())
 
@@ -86,7 +86,7 @@ def new_epoch(home: str, context: str) -> str:
 
 def session_for(home: str, context: str) -> str:
     """The symbolpack session of Chibi context *context* under *home*, as it is now."""
-    from ..state.session_id import validate_session_id
+    from ...state.session_id import validate_session_id
 
     return validate_session_id(f"chibi-{_home_key(home)}-{_context_key(context)}-{epoch(home, context)}")
 
@@ -160,8 +160,8 @@ def workspace_for(path: str):
     tool and the hooks land on the same store."""
     from pathlib import Path
 
-    from ..api.operations import Workspace
-    from ..base.workspace import project_root
+    from ...api.operations import Workspace
+    from ...base.workspace import project_root
 
     parent = Path(path).parent
     return Workspace(project_root(parent if parent.exists() else None))
@@ -172,8 +172,8 @@ def forget_context(home: str, context: str) -> None:
     epoch so copies in other projects' stores are never consulted again."""
     from pathlib import Path
 
-    from ..api.operations import Workspace
-    from ..base.workspace import project_root
+    from ...api.operations import Workspace
+    from ...base.workspace import project_root
 
     old = session_for(home, context)
     new_epoch(home, context)
@@ -189,7 +189,7 @@ def forget_context(home: str, context: str) -> None:
 
 def log(message: str) -> None:
     try:
-        from ..base.log import warning
+        from ...base.log import warning
 
         warning(message)
     except Exception:

@@ -58,7 +58,7 @@ class Bounds:
         that does not answer within `ROOTS_WAIT_SECONDS` is not waited for again (its
         answer, should it come later, still sets the roots)."""
         if not self._settled.wait(ROOTS_WAIT_SECONDS):
-            from ..base.log import warning
+            from ...base.log import warning
 
             warning(f"the MCP client did not list its roots within {ROOTS_WAIT_SECONDS:g} s; "
                     f"the workspace is {self.project} until it does")

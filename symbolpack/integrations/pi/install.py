@@ -39,8 +39,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..base.errors import SymbolpackError
-from .install import missing_dirs, remove_empty_dirs, say, unified_diff_text
+from ...base.errors import SymbolpackError
+from ..install import missing_dirs, remove_empty_dirs, say, unified_diff_text
 
 FILE_NAME = "symbolpack.ts"
 MANIFEST = ".symbolpack-install.json"
@@ -52,7 +52,7 @@ _SCOPE_LINE = re.compile(r'^const SCOPE: string = "(project|global)";$', re.M)
 
 def shipped() -> str:
     """The extension as this package ships it (command: `tldrs` on PATH)."""
-    return (Path(__file__).parent / "pi" / FILE_NAME).read_text(encoding="utf-8")
+    return (Path(__file__).parent / FILE_NAME).read_text(encoding="utf-8")
 
 
 def render(tldrs: str, global_: bool = False) -> bytes:
@@ -94,7 +94,7 @@ def agent_dir() -> Path:
 def extension_path(global_: bool, root: Path | None = None) -> Path:
     if global_:
         return agent_dir() / "extensions" / FILE_NAME
-    from ..base.workspace import project_root
+    from ...base.workspace import project_root
 
     return (root or project_root()) / ".pi" / "extensions" / FILE_NAME
 
@@ -137,8 +137,8 @@ def _load_manifest(folder: Path) -> dict:
 
 def install(global_: bool = False, dry_run: bool = False, root: Path | None = None, tldrs: str | None = None,
             out=None) -> int:
-    from ..base.workspace import atomic_write
-    from .install import tldrs_command
+    from ...base.workspace import atomic_write
+    from ..install import tldrs_command
 
     out = out or sys.stdout
     path = extension_path(global_, root)
@@ -235,7 +235,7 @@ def probe(argv: list[str], timeout: float = 30.0) -> tuple[bool, str]:
 
 def doctor_report(root: Path | None = None) -> dict:
     """Both places pi loads the extension from: installed? the shipped file? does its command answer?"""
-    from .install import tldrs_command
+    from ..install import tldrs_command
 
     report: dict = {"targets": [], "checks": []}
     probed: set[tuple[str, ...]] = set()

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO, Callable, Protocol
 
     class ToolServer(Protocol):
-        """What a `Connection` serves: symbolpack's tools (`mcp_tools.SymbolpackTools`)."""
+        """What a `Connection` serves: symbolpack's tools (`tools.SymbolpackTools`)."""
 
         name: str
         version: str

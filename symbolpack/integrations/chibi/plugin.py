@@ -50,9 +50,9 @@ Hooks:
   `on_end`: the process record is removed.
 
 This module is the plugin itself (`--schema`, the hooks, `main`); the tools and the
-delivery check are `chibi_tools.py`, the guard and the carried edits `chibi_guard.py`
+delivery check are `chibi/tools.py`, the guard and the carried edits `chibi/guard.py`
 (on the shared `edits.py`), and where things live (home, state, sessions)
-`chibi_state.py`.
+`chibi/state.py`.
 
 Every hook answers `{}` on any problem and exits 0; a tool prints `Error: ...`
 (exit 0, so Chibi shows the message instead of "Tool execution failed").
@@ -64,11 +64,11 @@ import json
 import os
 import sys
 
-from .chibi_guard import carry_write, judge_write
-from .chibi_state import (chibi_home, chibi_process, current_context, current_session, epoch,  # noqa: F401
+from .guard import carry_write, judge_write
+from .state import (chibi_home, chibi_process, current_context, current_session, epoch,  # noqa: F401
                           forget_context, log, new_epoch, os_path, project_dir, remember_context, session_for,
                           state_root)
-from .chibi_tools import (CONTEXT_DESCRIPTION, DIFF_DESCRIPTION, OUR_TOOLS, READ_DESCRIPTION,  # noqa: F401
+from .tools import (CONTEXT_DESCRIPTION, DIFF_DESCRIPTION, OUR_TOOLS, READ_DESCRIPTION,  # noqa: F401
                           TOOL_CONTEXT, TOOL_DIFF, TOOL_READ, TOOLS, ToolAnswer, run_tool, settle_delivery)
 
 HOOKS = ("pre_api_tools", "pre_tool", "pre_file_write", "post_tool", "pre_cache_output",
@@ -192,7 +192,7 @@ def run_hook(name: str, stdin_text: str, home: str) -> str:
     try:
         out = hook(name, payload, home)
     except Exception as exc:  # a hook never breaks the tool call or the turn
-        from ..base.settings import load_settings
+        from ...base.settings import load_settings
 
         if load_settings().debug:
             import traceback
@@ -206,7 +206,7 @@ def run_hook(name: str, stdin_text: str, home: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """`tldrs chibi plugin [--home DIR] [--schema]`: what Chibi runs (see the launcher)."""
-    from ..base.log import configure
+    from ...base.log import configure
 
     configure(prefix="symbolpack (chibi)")  # warnings: one `symbolpack (chibi): warning: ...` line
     argv = list(sys.argv[1:] if argv is None else argv)

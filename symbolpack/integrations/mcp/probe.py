@@ -41,7 +41,7 @@ class _Failed(Exception):
 def probe(command: str, args: list[str], env: dict[str, str] | None = None, cwd: Path | None = None,
           timeout: float = 15.0) -> ProbeResult:
     """Run `command args` and do initialize + tools/list with it, within *timeout* seconds in all."""
-    from .._version import __version__
+    from ..._version import __version__
 
     start = time.perf_counter()
     try:

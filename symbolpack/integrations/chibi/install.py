@@ -30,8 +30,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from .chibi import LAUNCHER_MARK, chibi_home, plugin_schema
-from .install import remove_empty_dirs, say
+from .plugin import LAUNCHER_MARK, chibi_home, plugin_schema
+from ..install import remove_empty_dirs, say
 
 MANIFEST = ".symbolpack-install.json"
 BACKUP_SUFFIX = ".symbolpack-backup.disabled"
@@ -47,7 +47,7 @@ def _script(schema, command: str) -> bytes:
 
 def launchers(home: str, tldrs: str) -> dict[str, bytes]:
     """Every launcher install writes, by file name."""
-    from .chibi_lang import plugin_languages, schema
+    from .lang import plugin_languages, schema
 
     out = {PLUGIN_NAME: _script(plugin_schema(), f"{tldrs} chibi plugin --home {shlex.quote(home)} \"$@\"")}
     for language in sorted(plugin_languages()):
@@ -72,13 +72,13 @@ def _load_manifest(plugins: Path) -> dict:
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:
-    from ..base.workspace import atomic_write
+    from ...base.workspace import atomic_write
 
     atomic_write(path, data, mode)
 
 
 def install(home: str | None = None, dry_run: bool = False, tldrs: str | None = None, out=None) -> int:
-    from .install import tldrs_command
+    from ..install import tldrs_command
 
     out = out or sys.stdout
     home_dir = Path(chibi_home(home))

@@ -33,16 +33,16 @@ import os
 import threading
 import uuid
 
-from .mcp_protocol import ToolAnswer
+from .protocol import ToolAnswer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-    from ..api.operations import Workspace
-    from ..api.resident import Engine
-    from ..base.settings import Settings
-    from .mcp_roots import Bounds
+    from ...api.operations import Workspace
+    from ...api.resident import Engine
+    from ...base.settings import Settings
+    from .roots import Bounds
 
 FRONT = "mcp"
 
@@ -255,15 +255,15 @@ def default_session_id() -> str:
 
 
 class SymbolpackTools:
-    """The tools over one project, for one connection (`mcp_protocol.Connection`
+    """The tools over one project, for one connection (`protocol.Connection`
     calls `tool_list`, `call` and the lifecycle methods)."""
 
     name = "symbolpack"
     instructions = INSTRUCTIONS
 
     def __init__(self, project: str, settings: Settings, session_id: str | None = None):
-        from .._version import __version__
-        from .mcp_roots import Bounds
+        from ..._version import __version__
+        from .roots import Bounds
 
         self.version = __version__
         self.project = project
@@ -304,7 +304,7 @@ class SymbolpackTools:
     def engine(self) -> Engine:
         with self._engine_lock:
             if self._engine is None:
-                from ..api.resident import Engine
+                from ...api.resident import Engine
 
                 self._engine = Engine(self.project, self.settings)
             return self._engine
@@ -317,8 +317,8 @@ class SymbolpackTools:
     # -- calls (the protocol's worker thread)
     def call(self, name: str, arguments: dict[str, Any]) -> ToolAnswer:
         """One tool call's answer; its failures are answers with `is_error`."""
-        from ..base.errors import SymbolpackError
-        from .mcp_roots import OutsideWorkspace
+        from ...base.errors import SymbolpackError
+        from .roots import OutsideWorkspace
 
         tool = _BY_NAME[name]
         try:
@@ -329,7 +329,7 @@ class SymbolpackTools:
         except Exception as exc:  # a bug: one line to the client, the traceback on stderr
             import traceback
 
-            from ..base.log import warning
+            from ...base.log import warning
 
             warning(f"{name} failed:\n{traceback.format_exc().rstrip()}")
             return ToolAnswer(f"{name}: internal error: {type(exc).__name__}: {exc}", is_error=True)
@@ -338,7 +338,7 @@ class SymbolpackTools:
         return self.engine().run(fn)
 
     def _session(self, session_id: str | None) -> str:
-        from ..state.session_id import validate_session_id
+        from ...state.session_id import validate_session_id
 
         return validate_session_id(session_id) if session_id else self.session_id
 
@@ -351,7 +351,7 @@ class SymbolpackTools:
 
     def _read_file(self, path: str, offset: int | None, limit: int | None, symbol: str | None,
                    known: list[str] | None, session_id: str | None) -> ToolAnswer:
-        from ..api import operations
+        from ...api import operations
 
         session, target = self._session(session_id), self._path(path)
         result = self._run(lambda ws: operations.read_file(ws, target, session, offset=offset, limit=limit,
@@ -363,7 +363,7 @@ class SymbolpackTools:
 
     def _context(self, entry: str, depth: int, budget: int | None, known: list[str] | None,
                  session_id: str | None) -> ToolAnswer:
-        from ..api import context
+        from ...api import context
 
         kwargs: dict[str, Any] = {"depth": depth, "session_id": self._session(session_id), "confirm": False,
                                   "front": FRONT, "present": frozenset(known or ())}
@@ -373,7 +373,7 @@ class SymbolpackTools:
 
     def _diff_context(self, base: str, budget: int | None, no_delta: bool, known: list[str] | None,
                       session_id: str | None) -> ToolAnswer:
-        from ..api import context
+        from ...api import context
 
         kwargs: dict[str, Any] = {"base": base, "session_id": None if no_delta else self._session(session_id),
                                   "delta": not no_delta, "confirm": False, "front": FRONT,
@@ -386,13 +386,13 @@ class SymbolpackTools:
         return ToolAnswer(self._run(lambda ws: _search(ws, query, limit)))
 
     def _refresh(self, path: str, offset: int | None, limit: int | None, session_id: str | None) -> ToolAnswer:
-        from ..api import operations
+        from ...api import operations
 
         session, target = self._session(session_id), self._path(path)
         return ToolAnswer(self._run(lambda ws: operations.refresh(ws, target, session, offset, limit, front=FRONT)))
 
     def _session_status(self, session_id: str | None) -> ToolAnswer:
-        from ..api import operations
+        from ...api import operations
 
         session = self._session(session_id)
         return ToolAnswer(self._run(lambda ws: json.dumps(operations.status(ws, session), indent=1)))
@@ -420,7 +420,7 @@ def with_answer_id(text: str, response: Any, path: str | None, knew: bool) -> st
 
 
 def _search(ws: Workspace, query: str, limit: int) -> str:
-    from ..engine.lookup import GOOD_SCORE, no_match_message, rank
+    from ...engine.lookup import GOOD_SCORE, no_match_message, rank
 
     symbols = ws.all_symbols(ws.root)
     matches = rank(query, symbols, limit=limit)

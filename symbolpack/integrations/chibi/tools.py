@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 
-from .chibi_state import (chibi_process, current_session, log, os_path, private_dir, project_dir, read_json,
+from .state import (chibi_process, current_session, log, os_path, private_dir, project_dir, read_json,
                           state_root, workspace_for, write_json)
 
 TOOL_READ = "symbolpack_read"
@@ -50,8 +50,8 @@ class ToolAnswer:
 
 
 def _int(value, name: str) -> int | None:
-    from .edits import int_arg
-    from ..base.errors import UsageError
+    from ..edits import int_arg
+    from ...base.errors import UsageError
 
     if value is None:
         return None
@@ -67,8 +67,8 @@ def _inside(path: str, root: str) -> bool:
 
 
 def tool_read(args: dict, home: str) -> ToolAnswer:
-    from ..api.operations import read_file
-    from ..base.errors import UsageError
+    from ...api.operations import read_file
+    from ...base.errors import UsageError
 
     root = project_dir()
     path = os_path(args.get("path"), root)
@@ -102,15 +102,15 @@ def _pack_answer(result, ws, session_id) -> ToolAnswer:
 def _project_workspace():
     from pathlib import Path
 
-    from ..api.operations import Workspace
-    from ..base.workspace import project_root
+    from ...api.operations import Workspace
+    from ...base.workspace import project_root
 
     return Workspace(project_root(Path(project_dir())))
 
 
 def tool_context(args: dict, home: str) -> ToolAnswer:
-    from ..api.context import DEFAULT_BUDGET, context_pack
-    from ..base.errors import UsageError
+    from ...api.context import DEFAULT_BUDGET, context_pack
+    from ...base.errors import UsageError
 
     entry = args.get("entry")
     if not isinstance(entry, str) or not entry:
@@ -126,7 +126,7 @@ def tool_context(args: dict, home: str) -> ToolAnswer:
 
 
 def tool_diff_context(args: dict, home: str) -> ToolAnswer:
-    from ..api.context import DEFAULT_BUDGET, diff_context
+    from ...api.context import DEFAULT_BUDGET, diff_context
 
     no_delta = args.get("no_delta") is True
     session_id = None if no_delta else current_session(home)
@@ -146,7 +146,7 @@ _DIRECT_ARG = {TOOL_READ: "path", TOOL_CONTEXT: "entry", TOOL_DIFF: "base"}
 
 def run_tool(name: str, stdin_text: str, home: str, out) -> int:
     """One tool call: the answer on *out*, flushed, then committed. Always exit 0."""
-    from ..base.errors import SymbolpackError, UsageError
+    from ...base.errors import SymbolpackError, UsageError
 
     handler = TOOLS.get(name)
     answer = None
@@ -167,7 +167,7 @@ def run_tool(name: str, stdin_text: str, home: str, out) -> int:
     except SymbolpackError as exc:
         text = f"Error: {exc}"
     except Exception as exc:  # a tool never dies with a traceback
-        from ..base.settings import load_settings
+        from ...base.settings import load_settings
 
         if load_settings().debug:
             import traceback
@@ -195,7 +195,7 @@ def run_tool(name: str, stdin_text: str, home: str, out) -> int:
 # --------------------------------------------------------------------------- delivery check
 
 def _call_key(name: object, args: object) -> str | None:
-    from ..base.workspace import sha256_hex
+    from ...base.workspace import sha256_hex
 
     proc = chibi_process()
     if proc is None:
@@ -205,7 +205,7 @@ def _call_key(name: object, args: object) -> str | None:
 
 
 def _text_hash(text: str) -> str:
-    from ..base.workspace import sha256_hex
+    from ...base.workspace import sha256_hex
 
     return sha256_hex(text.rstrip("\n").encode("utf-8", "surrogatepass"))
 
@@ -253,7 +253,7 @@ def settle_delivery(payload: dict) -> None:
     result = payload.get("result")
     if payload.get("cached") is not True and isinstance(result, str) and _text_hash(result) == record.get("text"):
         return  # delivered as written
-    from ..api.operations import refresh
+    from ...api.operations import refresh
 
     for file_path, start, end in record.get("scopes", ()):
         ws = workspace_for(file_path)
