@@ -276,16 +276,7 @@ def carry_edit(copy, load, edits, disk_lines, final_newline: bool = True):
     line the copy says something about: then the copy cannot be carried."""
     _texts, lines, marks, tail = _as_text(copy, load, final_newline, hidden_text=True)
     blind: list = []
-
-    def touched(first, last, old_marks, new_first, new_last):
-        if any(m[0] >= 2 for m in old_marks):
-            names = []
-            for m in old_marks:
-                if m[0] == 2 and m[1] and m[1] not in names:
-                    names.append(m[1])
-            blind.append((first, last, names, new_first, new_last))
-
-    out = replay("\n".join(lines), marks, edits, touched)
+    out = replay("\n".join(lines), marks, edits, _blind_collector(blind))
     if out is None:
         return None
     text, marks = out
@@ -310,6 +301,32 @@ def carry_edit(copy, load, edits, disk_lines, final_newline: bool = True):
             return None
         cells[i + 1] = mark
     return cells, blind
+
+
+def _blind_collector(blind: list):
+    """A `replay` *touched* callback appending each occurrence that replaced a line the
+    agent does not hold (hidden or never shown): (old_first, old_last, hidden symbols,
+    new_first, new_last)."""
+    def touched(first, last, old_marks, new_first, new_last):
+        if any(m[0] >= 2 for m in old_marks):
+            names = []
+            for m in old_marks:
+                if m[0] == 2 and m[1] and m[1] not in names:
+                    names.append(m[1])
+            blind.append((first, last, names, new_first, new_last))
+
+    return touched
+
+
+def blind_touches(tool: str, tool_input: dict, text: str, marks) -> list:
+    """Where an edit of *text* (whose lines carry *marks*, as for `guard_verdict`) replaces
+    lines the agent does not hold, in `carry_edit`'s form; [] when none, or when the
+    native tool would refuse the edit."""
+    edits = edits_of(tool, tool_input)
+    blind: list = []
+    if not edits or replay(text, marks, edits, _blind_collector(blind)) is None:
+        return []
+    return blind
 
 
 def copy_from_cells(cells, sha: str, length):

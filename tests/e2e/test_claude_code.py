@@ -382,3 +382,42 @@ def test_an_edit_that_adds_a_line_is_part_of_the_copy_the_next_answer_leans_on(c
         assert problems == []
     finally:
         lab.close()
+
+
+def test_an_edit_of_lines_never_seen_after_a_range_read_is_reported_to_the_model(claude_bin, tmp_path, monkeypatch):
+    """Found with the real CLI: after a range-only Read (lines 20-49), an Edit of lines
+    the model never saw (line 101) is applied; the model must be told, in what it
+    receives with the Edit's result."""
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / "state"))
+    lab = Lab(tmp_path / "with", claude_bin, hooks=True)
+    try:
+        app = str(lab.proj / "app.py")
+        lab.run("edit-unseen", [
+            [read(app, "range", offset=20, limit=30)],
+            [{"type": "tool_use", "name": "Edit", "id": "toolu_edit_unseen", "input": {
+                "file_path": app, "old_string": "    acc5 += 9 * math.floor(value / 10)\n",
+                "new_string": "    acc5 += 90 * math.floor(value / 10)\n"}}],
+            [{"type": "tool_use", "name": "Edit", "id": "toolu_edit_seen", "input": {
+                "file_path": app, "old_string": "    acc1 += 2 * math.floor(value / 3)\n",
+                "new_string": "    acc1 += 20 * math.floor(value / 3)\n"}}],
+            [{"type": "text", "text": "done"}],
+        ], "--session-id", str(uuid.uuid4()))
+        assert "acc5 += 90 * math.floor" in (lab.proj / "app.py").read_text()  # Claude Code applied it
+        messages = lab.requests("edit-unseen")[-1]["messages"]
+
+        def received_with(tool_use_id: str) -> str:
+            """Everything the model received in the user message carrying that result."""
+            for message in messages:
+                content = message.get("content")
+                if isinstance(content, list) and any(b.get("type") == "tool_result" and b.get("tool_use_id") ==
+                                                     tool_use_id for b in content):
+                    return json.dumps(content)
+            raise AssertionError(f"no result for {tool_use_id}")
+
+        unseen = received_with("toolu_edit_unseen")
+        assert "never read" in unseen and "old lines 101-101" in unseen, unseen
+        assert "symbolpack" not in received_with("toolu_edit_seen")  # lines it was shown: nothing to say
+        problems, judged, carried = judge_run(lab)
+        assert problems == []
+    finally:
+        lab.close()

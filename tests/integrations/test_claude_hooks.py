@@ -405,6 +405,24 @@ def test_guard_allows_edits_of_lines_never_seen_but_not_a_write_over_them(repo):
     assert agent.pre_edit("big.txt", old_string="row 1500\n", new_string="ROW\n") is None
 
 
+def test_an_edit_of_lines_never_seen_after_a_range_read_is_reported_after_it(repo):
+    """A range-only Read, then an Edit of lines the model never saw: Claude Code applies
+    it (the text may come from grep); the copy cannot be carried (it never held those
+    lines) and is dropped, and the post-edit hook says what the model edited unseen."""
+    agent = Agent(repo)
+    assert agent.read("big.txt", offset=20, limit=30) is None  # lines 20-49, native
+    guard, note = agent.edit("big.txt", "row 101\n", "row one-oh-one\nrow 101.5\n")
+    assert guard is None
+    assert note is not None and note["hookEventName"] == "PostToolUse"
+    text = note["additionalContext"]
+    assert "big.txt" in text and "never read" in text and "old lines 101-101 (now lines 101-102)" in text
+    assert "big.txt" not in session_doc(repo, agent)["files"]  # the copy is dropped: the next read is plain
+    # an edit inside the lines it was shown says nothing
+    assert agent.read("big.txt", offset=20, limit=30) is None
+    guard, note = agent.edit("big.txt", "row 30\n", "row thirty\n")
+    assert guard is None and note is None
+
+
 def test_guard_allows_lines_that_only_moved(repo):
     """The false refusal the issue measured: a line inserted at the top on disk moves
     every line down; an edit of text the agent was shown, unchanged, goes through."""

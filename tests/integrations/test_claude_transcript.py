@@ -375,3 +375,23 @@ def test_with_the_apis_server_side_clearing_on_no_result_counts(convo):
                  + "\n")
     assert convo.read("app.py") is None  # a fresh display again, never [UNCHANGED] on a result that may be gone
     assert convo.read("app.py") is None
+
+
+def test_an_edit_of_lines_never_seen_is_reported_where_the_transcript_proves_the_reads(convo):
+    """The transcript proves a range read (lines 20-49); an Edit of line 101 is applied
+    and the model is told it edited lines it never read."""
+    rows = "".join(f"row {i}\n" for i in range(1, 301))
+    (convo.root / "rows.txt").write_text(rows)
+    assert convo.read("rows.txt", offset=20, limit=30) is None  # native: the model holds 20-49
+    tool_input = {"file_path": str(convo.root / "rows.txt"), "old_string": "row 101\n", "new_string": "row 1O1\n"}
+    (ident,) = convo.tool_uses(("Edit", tool_input))
+    pre = {**convo.payload(ident, tool_input), "tool_name": "Edit"}
+    rc, out, err = run_hook("claude-pre-edit", pre, convo.root)
+    assert rc == 0 and out.strip() == "", (out, err)  # allowed: Claude Code allows it too
+    (convo.root / "rows.txt").write_text(rows.replace("row 101\n", "row 1O1\n"))
+    post = {**pre, "hook_event_name": "PostToolUse", "tool_response": {"filePath": tool_input["file_path"]}}
+    rc, out, err = run_hook("claude-post-edit", post, convo.root)
+    assert rc == 0, err
+    note = decision(out)
+    assert note is not None and "never read" in note["additionalContext"], out
+    assert "old lines 101-101" in note["additionalContext"]

@@ -28,10 +28,10 @@ if TYPE_CHECKING:
 
 import os
 
-from ..edits import (DIFFERS, KNOWN, aligned_marks, carry_edit, copy_from_cells, copy_marks, edits_of,
-                     ends_with_newline, guard_verdict, loader, qualnames)
+from ..edits import (DIFFERS, KNOWN, aligned_marks, blind_touches, carry_edit, copy_from_cells, copy_marks,
+                     edits_of, ends_with_newline, guard_verdict, loader, qualnames)
 from .payload import (EDIT_TOOLS, POST_EDIT_TOOLS, HookRequest, forget_state, hook_state, parse_request,
-                      post_tool, pre_tool, rel_of, workspace)
+                      post_tool, pre_tool, rel_of, tool_use_id, workspace)
 from .present import present_answers
 
 
@@ -83,6 +83,9 @@ def pre_edit(payload: Any, after: list) -> HookOutput | None:
             state = hook_state(session, source.rel)
             if verdict is None:
                 state["pending"] = source.sha256
+                blind = blind_touches(req.tool, req.tool_input, source.text, marks) if req.tool != "Write" else []
+                if blind:  # lines it never saw, or saw elided: claude-post-edit tells the model once it is applied
+                    state["unseen"] = [tool_use_id(req), blind]
                 return None
             state["fresh"] = True  # Claude's own tracking needs a native read after this
             state.pop("pending", None)
@@ -141,11 +144,15 @@ def post_edit(payload: Any, after: list) -> HookOutput | None:
         if store is None:
             return None
         with store.session(req.session_id) as session:
+            # lines the guard found it replaces without having seen them (claude-pre-edit, this call)
+            unseen = hook_state(session, rel, create=False).get("unseen")
+            note = post_tool(_blind_warning(rel, unseen[1])) if isinstance(unseen, list) and len(unseen) == 2 \
+                and unseen[0] is not None and unseen[0] == tool_use_id(req) and unseen[1] else None
             forget_state(session, rel)  # the edit went through: no edit in flight, tracking current
             if req.tool == "NotebookEdit" or source is None or source.passthrough:
                 session.drop_file(rel)  # not something symbolpack can follow: start over
                 _record_edit(req, store, rel, None, None)
-                return None
+                return note
             disk = split_text_lines(source.text)
             if req.tool == "Write":
                 content = req.tool_input.get("content")
@@ -160,19 +167,19 @@ def post_edit(payload: Any, after: list) -> HookOutput | None:
             _record_edit(req, store, rel, source, disk)
             copy = session.copy(rel)
             if copy.empty:
-                return None  # never read through symbolpack: nothing to carry
+                return note  # never read through symbolpack: nothing to carry
             edits = edits_of(req.tool, req.tool_input)
             load = loader(store)
             carried = carry_edit(copy, load, edits, disk, ends_with_newline(copy, load)) if edits else None
             if carried is None:
                 session.drop_file(rel)  # the copy and the file part ways: the next read is plain
-                return None
+                return note  # an edit of lines never shown lands here: the model is still told
             cells, blind = carried
             store.put_object(source.data, source.sha256)
             session.set_copy(rel, copy_from_cells(cells, source.sha256,
                                                   len(disk) if copy.length is not None else None))
-            if not blind:
-                return None
+            if note is not None or not blind:
+                return note  # the guard's note judged what the model holds now (the transcript's answers)
             return post_tool(_blind_warning(rel, blind))
     finally:
         ws.close()
