@@ -22,9 +22,10 @@ Without --repo: builds a small sample repository and plays a scripted session (s
 With --repo: replays N first-parent commits of that repository in a temporary clone
 (your working tree is never touched): before each commit, read the files it modifies,
 drill into the bodies it changes, re-read recent files, one seeded range read.
-The charged totals add one round trip of 100 tokens per drill-in (a tool call costs
-the agent a turn), for each policy only where its agent does not already hold the
-lines.
+The cost totals add 100 tokens per extra call (a drill-in into a body an answer hid:
+a tool call costs the agent a turn), for each policy only where its agent does not
+already hold the lines. --explain prints how to read the report and one answer the
+agent got.
 
 Exit status: 0 when the oracle found nothing wrong, 1 otherwise."""
 
@@ -41,6 +42,8 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
                         "the built-in estimate, or BPE or fail (default auto)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--html", metavar="FILE", default=None, help="also write a self-contained HTML report")
+    p.add_argument("--explain", action="store_true",
+                   help="after the table, say how to read it and show one answer the agent got")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="show the progress bar even when stderr is not a terminal")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="never show the progress bar")
@@ -52,7 +55,7 @@ def cmd_eval(args) -> int:
     from ..base.errors import NotFound, UsageError
     from .harness import selected_counter
     from ..base.progress import StepProgress
-    from .report import format_table, write_html
+    from .report import format_explain, format_table, write_html
 
     if args.repo is None and (args.commits != 20 or args.end != "HEAD"):
         raise UsageError("--commits and --end need --repo")
@@ -76,6 +79,8 @@ def cmd_eval(args) -> int:
         sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(format_table(summary))
+        if args.explain:
+            sys.stdout.write("\n" + format_explain(summary))
         if args.html:
             sys.stdout.write(f"HTML report: {args.html}\n")
     return 0 if summary["failures"] == 0 else EXIT_FAILURES

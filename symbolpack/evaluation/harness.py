@@ -190,6 +190,7 @@ class EvalSession:
         self._fully_read: set[str] = set()
         self._elided: dict[str, list[tuple[int, int, str | None]]] = {}  # last full-scope segments
         self.edited_files: int | None = None  # (commit, file) pairs a replay edits; None: not a replay
+        self.example: dict | None = None  # the first delta the agent got, for the report's "what the agent saw"
 
     def close(self) -> None:
         self.ws.close()
@@ -255,6 +256,8 @@ class EvalSession:
                                       for s in response.get("segments") or () if s.get("kind") == "elided"]
             elif scope is None and mode == "diff":
                 self._elided.pop(path, None)
+        if mode == "delta" and not failures and self.example is None:
+            self.example = {"turn": self.turn, "path": path, "text": text, "tokens": tokens, "plain_tokens": native}
         if category is None:
             full_scope = offset is None and limit is None and symbol is None
             category = (REREAD if path in self._fully_read else FIRST) if full_scope else RANGE

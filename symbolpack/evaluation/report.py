@@ -30,34 +30,62 @@ def format_table(summary: dict) -> str:
     turns = summary["turns"]
     width = max([len("total"), *(len(t["label"]) for t in turns)])
     width = min(width, 60)
-    head = f"{'turn':<{width}}  {'reads':>5}  {'native':>9}  {'diff-only':>9}  {'symbolpack':>10}  {'hits':>4}  {'drill':>5}  oracle"
+    head = (f"{'turn':<{width}}  {'reads':>5}  {'plain':>9}  {'diff-only':>9}  {'symbolpack':>10}  {'unchanged':>9}  "
+            f"{'drill-ins':>9}  oracle")
     out = [f"symbolpack eval: {summary.get('repo', '')}  (tokens: {summary['counter']})", "", head, "-" * len(head)]
     for t in turns:
         label = t["label"] if len(t["label"]) <= width else t["label"][: width - 1] + "…"
         out.append(f"{label:<{width}}  {t['reads']:>5}  {t['native']:>9,}  {t['reference']:>9,}  "
-                   f"{t['symbolpack']:>10,}  {t['unchanged']:>4}  {t['drill_ins']:>5}  {_verdict(t['failures'])}")
+                   f"{t['symbolpack']:>10,}  {t['unchanged']:>9}  {t['drill_ins']:>9}  {_verdict(t['failures'])}")
     tok = summary["tokens"]
     out.append("-" * len(head))
     out.append(f"{'total':<{width}}  {summary['reads']:>5}  {tok['native']:>9,}  {tok['reference']:>9,}  "
-               f"{tok['symbolpack']:>10,}  {summary['modes'].get('unchanged', 0):>4}  {summary['drill_ins']:>5}  "
+               f"{tok['symbolpack']:>10,}  {summary['modes'].get('unchanged', 0):>9}  {summary['drill_ins']:>9}  "
                f"{_verdict(summary['failures'])}")
     return "\n".join(out + ["", format_kinds(summary), "", format_headline(summary)])
 
+
+# the protocol's modes in a reader's words (`answers:` line)
+MODE_WORDS = {"full": "whole file", "range": "lines asked for (drill-ins and ranges)", "skeleton": "skeleton",
+              "unchanged": "[UNCHANGED]", "delta": "delta", "diff": "diff"}
+# why a re-read was answered with the plain text (`ReadOutcome.fallback`)
+FALLBACK_WORDS = {
+    "cost": "where a delta or diff would have cost more than the file",
+    "gate": "where the change was too large for a diff and no parser handles the file",
+    "pending": "where an earlier answer may not have reached the agent",
+    "truncated": "where the file shrank to a fraction of what the agent holds",
+    "baseline": "where the version the agent holds was no longer stored",
+    "mixed": "where the agent's copy mixes versions no diff starts from",
+    "forced": "asked for in full",
+}
 
 KIND_LABELS = (("first", "first reads"), ("reread", "re-reads"), ("drill", "drill-ins"), ("range", "ranges"),
                ("packs", "packs"))
 
 
 def charge_legend(summary: dict) -> str:
-    """What the charged columns mean (the same words in the terminal and the HTML report)."""
+    """What the cost columns mean, in one sentence (the reading guide says more)."""
     trip = summary.get("round_trip_tokens", 100)
-    return (f"charged = tokens + {trip} per round trip (a tool call costs the agent a turn). Each policy pays "
-            f"one for a drill-in only where its agent would make that call, i.e. where it does not already hold "
-            f"those lines (a drill-in into lines it holds costs it nothing, though symbolpack answers it with the "
-            f"lines: a real model re-asks only to see them); "
-            f"the diff-only reference sends whole files on first reads, so it never has to open a hidden body. First reads, re-reads, "
-            f"ranges and packs are calls every policy makes: not charged. Native is plain reads, uncharged. "
-            f"packs = context packs (diff-context is reported apart).")
+    return (f"cost = tokens + {trip} for each extra call: a call an agent makes only because an answer did not "
+            f"show it lines it needed (a drill-in into a hidden body). Plain = every read a plain read; packs = "
+            f"context packs. --explain says how to read this report.")
+
+
+def reading_guide(summary: dict) -> str:
+    """A paragraph on how to read the report (`tldrs eval --explain`, and the HTML report)."""
+    trip = summary.get("round_trip_tokens", 100)
+    return (
+        "How to read this. Every read an agent made is answered three ways and the tokens each answer takes are "
+        "counted: plain (the file, or the lines asked for, every time), diff-only (a reference read cache that "
+        "sends an unchanged marker or a unified diff when the agent already has the file, and the whole file "
+        "otherwise) and symbolpack (what symbolpack actually sent: skeletons of large files, drill-ins, "
+        "[UNCHANGED] markers, deltas by symbol, diffs for files no parser handles). 'unchanged' counts answers "
+        "that were an [UNCHANGED] marker; 'drill-ins' counts reads of one symbol or of hidden lines. A skeleton "
+        "hides long bodies, so an agent that later needs one makes an extra call: the cost columns charge "
+        f"{trip} tokens for each such call (a call re-sends the agent's context), for each policy only where its "
+        "agent would have had to make it (the diff-only reference sends whole files, so it never does). The "
+        "oracle column is an independent judge that rebuilds what the agent holds from the answers alone and "
+        "checks every line an answer shows or vouches for against the file: it must say ok on every turn.")
 
 
 def _kind_rows(summary: dict) -> list[tuple[str, dict]]:
@@ -74,17 +102,17 @@ def format_kinds(summary: dict) -> str:
     """Per kind of call: tokens under each policy, round trips, and the charged tokens."""
     if "by_kind" not in summary:
         return ""
-    head = (f"{'kind':<11}  {'calls':>5}  {'native':>9}  {'diff-only':>9}  {'symbolpack':>10}  "
-            f"{'trips d/s':>9}  {'charged d':>9}  {'charged s':>9}")
+    head = (f"{'kind':<11}  {'calls':>5}  {'plain':>9}  {'diff-only':>9}  {'symbolpack':>10}  "
+            f"{'extra calls':>11}  {'cost diff-only':>14}  {'cost symbolpack':>15}")
     out = [head, "-" * len(head)]
     rows = _kind_rows(summary)
     for i, (label, k) in enumerate(rows):
         if i == len(rows) - 1:
             out.append("-" * len(head))
-        trips = f"{k['round_trips']['reference']}/{k['round_trips']['symbolpack']}"
+        trips = f"{k['round_trips']['reference']} / {k['round_trips']['symbolpack']}"
         out.append(f"{label:<11}  {k['calls']:>5}  {k['native']:>9,}  {k['reference']:>9,}  {k['symbolpack']:>10,}  "
-                   f"{trips:>9}  {k['charged']['reference']:>9,}  {k['charged']['symbolpack']:>9,}")
-    out += textwrap.wrap("(d = diff-only reference, s = symbolpack) " + charge_legend(summary), width=len(head),
+                   f"{trips:>11}  {k['charged']['reference']:>14,}  {k['charged']['symbolpack']:>15,}")
+    out += textwrap.wrap("(extra calls: diff-only / symbolpack) " + charge_legend(summary), width=len(head),
                          break_on_hyphens=False)
     return "\n".join(out)
 
@@ -92,10 +120,10 @@ def format_kinds(summary: dict) -> str:
 def format_charged(summary: dict) -> str:
     """The one "charged" line: charged totals, their ratio, first-read share, drill-ins per file."""
     charged, trips = summary["charged_tokens"], summary["round_trips"]
-    line = (f"charged ({summary.get('round_trip_tokens', 100)} tokens per round trip): symbolpack "
-            f"{charged['symbolpack']:,} ({trips['symbolpack']} round trips), diff-only {charged['reference']:,} "
-            f"({trips['reference']} round trips): {summary['charged_ratio']:.2f}x the diff-only reference; "
-            f"first reads {_pct(summary['first_read_share'])} of a plain read")
+    line = (f"cost with {summary.get('round_trip_tokens', 100)} tokens per extra call: symbolpack "
+            f"{charged['symbolpack']:,} ({trips['symbolpack']} extra calls), diff-only {charged['reference']:,} "
+            f"({trips['reference']}): {summary['charged_ratio']:.2f}x the diff-only reference; "
+            f"a first read is {_pct(summary['first_read_share'])} of a plain read")
     if "drill_ins_per_edited_file" in summary:
         line += (f"; {summary['drill_ins_per_edited_file']:.2f} drill-ins per edited file "
                  f"({summary['drill_ins']} over {summary['edited_files']})")
@@ -106,33 +134,37 @@ def format_headline(summary: dict) -> str:
     """The numbers that matter, one line each: savings, hit rate, latency, oracle verdict."""
     out: list[str] = []
     points = summary["points_ahead_of_reference"]
-    out.append(f"savings vs native full reads: symbolpack {_pct(summary['savings'])}, "
-               f"diff-only {_pct(summary['reference_savings'])} "
-               f"(symbolpack {abs(points):.1f} points {'ahead' if points >= 0 else 'behind'})")
+    tok = summary["tokens"]
+    out.append(f"tokens: plain reads {tok['native']:,}; symbolpack {tok['symbolpack']:,} "
+               f"({_pct(summary['savings'])} saved); diff-only {tok['reference']:,} "
+               f"({_pct(summary['reference_savings'])} saved; symbolpack {abs(points):.1f} points "
+               f"{'ahead' if points >= 0 else 'behind'})")
     if "charged_tokens" in summary:
         out.append(format_charged(summary))
-    out.append(f"first reads: symbolpack {_pct(summary['first_read_savings'])} "
+    out.append(f"saved on first reads: symbolpack {_pct(summary['first_read_savings'])} "
                f"(diff-only {_pct(summary['reference_first_read_savings'])}); "
-               f"re-reads: symbolpack {_pct(summary['reread_savings'])} "
+               f"on re-reads: symbolpack {_pct(summary['reread_savings'])} "
                f"(diff-only {_pct(summary['reference_reread_savings'])})")
     drill = summary["by_category"]["drill"]
-    out.append(f"hit rate {_pct(summary['hit_rate'])}; drill-ins {summary['drill_ins']} "
+    out.append(f"[UNCHANGED] answers {_pct(summary['hit_rate'])} of reads; drill-ins {summary['drill_ins']} "
                f"({drill['symbolpack']:,} tokens, diff-only {drill['reference']:,}); "
                f"latency p50 {summary['p50_ms']:.1f} ms, p95 {summary['p95_ms']:.1f} ms per read "
                f"(in-process engine calls)")
-    modes = ", ".join(f"{k} {v}" for k, v in summary["modes"].items())
-    out.append(f"modes: {modes}")
+    modes = ", ".join(f"{MODE_WORDS.get(k, k)} {v}" for k, v in summary["modes"].items())
+    out.append(f"answers: {modes}")
     fallbacks = summary.get("plain_fallbacks") or {}
     if fallbacks:
-        out.append("plain reads where the copy held something (fail open): "
-                   + ", ".join(f"{k} {v}" for k, v in fallbacks.items()))
+        out.append("re-reads answered with the plain text (failing open): "
+                   + "; ".join(f"{v} {FALLBACK_WORDS.get(k, k)}" for k, v in fallbacks.items()))
     if "context" in summary:
         out.append(f"context turns: {summary['context']}")
     if "diff_context" in summary:
         out.append(f"diff-context: {summary['diff_context']}")
     for kind, p in summary.get("packs", {}).items():
         priced = (f"its files read whole {p['native']:,}, diff-only {p['reference']:,}" if kind == "context" else
-                  f"changed files read whole {p['native']:,}, plain diffs {p['reference']:,}")
+                  f"changed files read whole {p['native']:,}, plain diffs {p['reference']:,}"
+                  + ("; a pack also shows the changed code's callers and callees, which a diff does not"
+                     if p["tokens"] > p["reference"] else ""))
         out.append(f"  {kind}: {p['calls']} calls, {p['tokens']:,} tokens ({priced}), "
                    f"{p['unchanged']} [UNCHANGED] stubs, {p.get('summarized', 0)} files summarized, p50 {p['p50_ms']:.1f} ms, p95 {p['p95_ms']:.1f} ms, "
                    f"oracle {_verdict(p['failures'])}")
@@ -143,6 +175,21 @@ def format_headline(summary: dict) -> str:
         out.append("oracle: every response held (0 failures)")
     if "seconds" in summary:
         out.append(f"finished in {summary['seconds']:.1f} s")
+    return "\n".join(out) + "\n"
+
+
+def format_explain(summary: dict, width: int = 96, lines: int = 30) -> str:
+    """The reading guide, then one answer the agent got (a delta), as it saw it."""
+    out = textwrap.wrap(reading_guide(summary), width=width, break_on_hyphens=False)
+    example = summary.get("example")
+    if example:
+        shown = example["text"].split("\n")
+        more = len(shown) - lines
+        out += ["", f"What the agent saw: one re-read of {example['path']} (turn \"{example['turn']}\"): "
+                    f"{example['tokens']:,} tokens where a plain read sends {example['plain_tokens']:,}.", ""]
+        out += ["    " + line for line in shown[:lines]]
+        if more > 0:
+            out.append(f"    ({more} more lines)")
     return "\n".join(out) + "\n"
 
 
@@ -218,6 +265,8 @@ pre {{ background: #f7f7f7; padding: 1em; overflow-x: auto; }}
 {cumulative_chart_svg(summary['turns'])}
 <h2>Summary</h2>
 <pre>{headline}</pre>
+<h2>How to read this</h2>
+<pre>{esc(format_explain(summary))}</pre>
 {_kinds_html(summary)}
 <h2>Turns</h2>
 <table><tr><th>#</th><th>turn</th><th>reads</th><th>native</th><th>diff-only</th><th>symbolpack</th><th>hits</th><th>drill-ins</th><th>oracle</th></tr>

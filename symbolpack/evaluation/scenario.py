@@ -169,6 +169,97 @@ class TokenStore:
         expired = {t.signature for ts in self.issued.values() for t in ts if t.is_expired(now)}
         self.revoked -= expired
         return dropped
+
+
+def encode_token(token: Token) -> str:
+    """The wire form of *token*: base64url JSON of its fields, a dot, its signature."""
+    body = {"sub": token.subject, "iat": token.issued_at, "exp": token.expires_at, "scp": token.scopes}
+    raw = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    return f"{_b64(raw)}.{token.signature}"
+
+
+def decode_token(wire: str) -> Token:
+    """Parse the wire form back into a Token; the signature is not checked here."""
+    try:
+        head, signature = wire.split(".", 1)
+    except ValueError:
+        raise TokenError("malformed token: no signature") from None
+    padded = head + "=" * (-len(head) % 4)
+    try:
+        body = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, UnicodeDecodeError):
+        raise TokenError("malformed token: bad body") from None
+    missing = [key for key in ("sub", "iat", "exp") if key not in body]
+    if missing:
+        raise TokenError(f"malformed token: missing {', '.join(missing)}")
+    if not isinstance(body["sub"], str) or not body["sub"]:
+        raise TokenError("malformed token: empty subject")
+    scopes = body.get("scp") or []
+    if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
+        raise TokenError("malformed token: scopes must be strings")
+    return Token(body["sub"], int(body["iat"]), int(body["exp"]), list(scopes), signature)
+
+
+class KeyRing:
+    """Signing secrets by key id, newest last: tokens signed with an older key stay
+    valid until it is retired, so secrets can be rotated without logging users out."""
+
+    def __init__(self, secrets: dict[str, str] | None = None) -> None:
+        self.secrets: dict[str, str] = dict(secrets or {})
+        self.retired: set[str] = set()
+
+    @property
+    def current(self) -> str:
+        live = [kid for kid in self.secrets if kid not in self.retired]
+        if not live:
+            raise TokenError("no signing key")
+        return live[-1]
+
+    def rotate(self, kid: str, secret: str) -> None:
+        if kid in self.secrets:
+            raise ValueError(f"key {kid!r} exists")
+        if len(secret) < 32:
+            raise ValueError("a signing secret needs at least 32 characters")
+        self.secrets[kid] = secret
+
+    def retire(self, kid: str) -> None:
+        if kid not in self.secrets:
+            raise KeyError(kid)
+        if kid == self.current and len(self.secrets) - len(self.retired) == 1:
+            raise TokenError("cannot retire the only live key")
+        self.retired.add(kid)
+
+    def validate(self, token: Token, now: int | None = None, revoked: set | None = None) -> dict:
+        """Validate against each live key, newest first; the first that verifies wins."""
+        errors = []
+        for kid in reversed([k for k in self.secrets if k not in self.retired]):
+            try:
+                claims = validate_token(token, self.secrets[kid], now, revoked)
+            except TokenError as exc:
+                errors.append(f"{kid}: {exc}")
+                continue
+            claims["kid"] = kid
+            return claims
+        raise TokenError("no key verifies this token (" + "; ".join(errors) + ")")
+
+
+def has_scopes(claims: dict, required: list[str]) -> bool:
+    """Whether *claims* grant every scope in *required* ('admin' grants all)."""
+    granted = set(claims.get("scp", []))
+    if "admin" in granted:
+        return True
+    return all(scope in granted for scope in required)
+
+
+def audit_event(event: str, token: Token, **fields: object) -> dict:
+    """A structured audit record: never the signature itself, only a short digest."""
+    digest = hashlib.sha256(token.signature.encode()).hexdigest()[:12]
+    record = {"event": event, "sub": token.subject, "token": digest, "at": int(time.time())}
+    for key, value in fields.items():
+        if key in record:
+            raise ValueError(f"audit field {key!r} is reserved")
+        record[key] = value
+    return record
 '''
 
 MIDDLEWARE_TS = '''\
@@ -529,16 +620,19 @@ def scripted_turns(root: Path) -> list[tuple[str, Callable[[EvalSession], object
         s.read(POLICY)
 
     return [
+        ("first reads", lambda s: (s.read(TOKENS), s.read(MIDDLEWARE))),
+        ("drill-in", lambda s: (s.read(TOKENS, symbol="validate_token", category=DRILL),
+                                s.read(TOKENS, symbol="refresh_token", category=DRILL))),
+        ("re-read", lambda s: (s.read(TOKENS), s.read(MIDDLEWARE))),
         ("context authenticate", lambda s: context_turn(s, [(TOKENS, "authenticate")])),
+        ("callers and tests", lambda s: (s.read(HANDLERS), s.read(TESTS))),
+        ("edit, re-request", edit_then_rerequest),
         ("context validate+refresh", lambda s: context_turn(s, [(TOKENS, "validate_token"), (TOKENS, "refresh_token"),
                                                                 (MIDDLEWARE, "requireAuth")])),
-        ("callers and tests", lambda s: (s.read(MIDDLEWARE), s.read(HANDLERS), s.read(TESTS))),
-        ("re-read", lambda s: (s.read(TOKENS), s.read(MIDDLEWARE), s.read(TESTS))),
-        ("edit, re-request", edit_then_rerequest),
         ("unchanged symbol", lambda s: (s.read(TOKENS, symbol="authenticate", category=DRILL),
                                         s.read(TOKENS, symbol="refresh_token", category=DRILL))),
-        ("drill-in", lambda s: (s.read(HANDLERS, symbol="RefreshHandler", category=DRILL),
-                                s.read(TOKENS, symbol="TokenStore.revoke_all", category=DRILL))),
+        ("drill-in again", lambda s: (s.read(HANDLERS, symbol="RefreshHandler", category=DRILL),
+                                      s.read(TOKENS, symbol="TokenStore.revoke_all", category=DRILL))),
         ("unparsed file", unparsed),
         ("range read", lambda s: (s.read(TESTS, offset=30, limit=25), s.read(TESTS, offset=30, limit=25),
                                   s.read(HANDLERS, offset=1, limit=20))),

@@ -193,6 +193,9 @@ def summarize(session: RecordedSession, turns: Sequence[str], **extra: Any) -> d
         "first_read_share": _ratio(by_kind[FIRST]["symbolpack"], by_kind[FIRST]["native"]),
         "by_kind": by_kind,
     }
+    example = getattr(session, "example", None)
+    if example is not None:
+        charges["example"] = example
     edited = getattr(session, "edited_files", None)
     if edited is not None:
         charges["edited_files"] = edited

@@ -169,7 +169,16 @@ def test_eval_command_default_json(capsys, tmp_path):
 
 def test_eval_command_table_and_usage_errors(capsys):
     assert main(["--counter", "estimate"]) == 0
-    assert "savings vs native full reads" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "tokens: plain reads " in out and "How to read this." not in out
+    assert main(["--counter", "estimate", "--explain"]) == 0
+    explained = capsys.readouterr().out
+    assert explained.index("tokens: plain reads ") < explained.index("How to read this.")  # after the table
+    assert "\nHow to read this. Every read an agent made is answered three ways" in explained
+    # one answer as the agent got it: the delta after the teammate's edit, smaller than the file
+    assert 'What the agent saw: one re-read of src/auth/tokens.py (turn "edit, re-request"): ' in explained
+    assert "    [DELTA] src/auth/tokens.py: changed since your last whole read of it" in explained
+    assert '        raise TokenError(f"expired at {token.expires_at}")' in explained
     assert main(["--commits", "5"]) == 1
     assert "--commits and --end need --repo" in capsys.readouterr().err
 
@@ -274,8 +283,8 @@ def test_charge_arithmetic_on_a_tiny_session():
                                                   {"reference": 170, "symbolpack": 67}]
     assert "drill_ins_per_edited_file" not in summarize(_Recorded(records, packs), ["t1", "t2"])
     table = format_table(s)
-    assert "charged (100 tokens per round trip): symbolpack 357 (2 round trips), diff-only 390 " \
-           "(1 round trips): 0.92x" in table
+    assert "cost with 100 tokens per extra call: symbolpack 357 (2 extra calls), diff-only 390 " \
+           "(1): 0.92x" in table
     assert "1.00 drill-ins per edited file" in table
     for label in ("first reads", "re-reads", "drill-ins", "ranges", "packs"):
         assert label in table
@@ -329,9 +338,13 @@ def test_eval_command_default_json_has_the_charges(capsys):
     assert main(["--json", "--counter", "estimate"]) == 0
     out = json.loads(capsys.readouterr().out)
     check_charge_keys(out)
-    # five drill-ins: four into code the agent already holds (not charged: among them one the
-    # skeleton showed because an earlier pack had given it), one into a body the skeleton hid
-    assert out["drill_ins"] == 5 and out["round_trips"]["symbolpack"] == 1
+    # seven drill-ins: four into bodies a skeleton hid (validate_token and refresh_token after
+    # the first read, RefreshHandler and TokenStore.revoke_all later), three into code the
+    # agent already holds (a drill-in after the delta, authenticate after a pack showed it,
+    # refresh_token again): not charged
+    assert out["drill_ins"] == 7 and out["round_trips"]["symbolpack"] == 4
+    assert out["charged_ratio"] < 1  # the embedded session is one where symbolpack pays off
+    assert out["example"]["tokens"] < out["example"]["plain_tokens"]
     assert "drill_ins_per_edited_file" not in out  # a replay number
 
 
@@ -375,3 +388,18 @@ def test_a_drill_in_into_lines_the_agent_holds_is_not_charged_whatever_it_answer
     fresh = ReadRecord("t", "a.py", DRILL, "-", "range", 30, 30, 30, 1.0, [], False, False)
     assert charge(held) == (0, 1, 0, 130)
     assert charge(fresh) == (1, 1, 130, 130)
+
+
+def test_the_readme_states_the_embedded_session_s_figures():
+    """README's "The eval" quotes what `tldrs eval` (no arguments) reports: kept true here."""
+    import re
+    from pathlib import Path
+
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    found = re.search(r"It sends (\d+) % fewer tokens than plain reads \(the diff-only reference: (\d+) %\) "
+                      r"and costs ([\d.]+)x the reference", readme)
+    assert found, "README no longer states the embedded session's figures"
+    result = scenario()
+    assert int(found.group(1)) == round(result["savings"] * 100)
+    assert int(found.group(2)) == round(result["reference_savings"] * 100)
+    assert float(found.group(3)) == round(result["charged_ratio"], 2)
