@@ -77,6 +77,41 @@ def answers_in(items: list[dict], tool: str = "read_file") -> list[Answer]:
     return out
 
 
+_UNTRUSTED_OPEN, _UNTRUSTED_CLOSE = "<untrusted_context>\n", "\n</untrusted_context>"
+
+
+def gemini_output(response: dict) -> str:
+    """The text of a Gemini `functionResponse.response` as the model reads it, without the
+    `<untrusted_context>` wrapper Gemini CLI puts around an MCP tool's output (it escapes a
+    closing tag inside; undone here)."""
+    out = response.get("output", response.get("content")) if isinstance(response, dict) else response
+    text = out if isinstance(out, str) else json.dumps(out)
+    if text.startswith(_UNTRUSTED_OPEN) and text.endswith(_UNTRUSTED_CLOSE):
+        text = text[len(_UNTRUSTED_OPEN):-len(_UNTRUSTED_CLOSE)]
+        text = text.replace("&lt;/untrusted_context&gt;", "</untrusted_context>")
+    return text
+
+
+def gemini_results(contents: list[dict], tool: str = "mcp_symbolpack_read_file") -> list[tuple[str, dict, str]]:
+    """(response id, call arguments, text) of each *tool* result in a Gemini API request's
+    `contents`, in order; a `functionResponse` is paired with the `functionCall` of its id
+    (Gemini CLI names an MCP tool `mcp_<server>_<tool>`)."""
+    parts = [p for c in contents if isinstance(c, dict) for p in c.get("parts") or [] if isinstance(p, dict)]
+    calls = {p["functionCall"].get("id"): p["functionCall"] for p in parts
+             if isinstance(p.get("functionCall"), dict) and p["functionCall"].get("name") == tool}
+    out = []
+    for p in parts:
+        r = p.get("functionResponse")
+        if isinstance(r, dict) and r.get("name") == tool and r.get("id") in calls:
+            out.append((r["id"], calls[r["id"]].get("args") or {}, gemini_output(r.get("response") or {})))
+    return out
+
+
+def answers_in_contents(contents: list[dict], tool: str = "mcp_symbolpack_read_file") -> list[Answer]:
+    """The `read_file` results of a Gemini API request's `contents`, in order."""
+    return [answer_of(args, text) for _, args, text in gemini_results(contents, tool)]
+
+
 def _rows(text: str) -> dict[int, str]:
     return {int(m.group(1)): m.group(2) for line in text.split("\n") if (m := _ROW.match(line))}
 
