@@ -40,3 +40,23 @@ def test_the_readmes_main_job_runs_in_a_fresh_clone_and_the_oracle_holds(tmp_pat
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "oracle: every response held (0 failures)" in proc.stdout, proc.stdout[-2000:]
+
+
+def test_what_your_agent_sees_is_what_the_engine_answers():
+    """README's "What your agent sees" is generated from real answers
+    (`python -m symbolpack.evaluation.showcase`); it must still be what they are."""
+    from symbolpack.evaluation.showcase import END, START, section
+
+    readme = (ROOT / "README.md").read_text()
+    assert readme.count(START) == 1 and readme.count(END) == 1
+    shown = readme[readme.index(START):readme.index(END) + len(END)]
+    assert shown == section(), "regenerate it: python -m symbolpack.evaluation.showcase"
+
+
+def test_the_readme_s_table_of_contents_points_at_its_sections():
+    readme = (ROOT / "README.md").read_text()
+    contents = readme[readme.index("**Contents:**"):].split("\n\n", 1)[0]
+    anchors = re.findall(r"\]\(#([^)]+)\)", contents)
+    headings = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+                for h in re.findall(r"^#{2,3} (.+)$", readme, re.M)}
+    assert len(anchors) >= 10 and [a for a in anchors if a not in headings] == []
