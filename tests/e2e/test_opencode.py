@@ -413,6 +413,44 @@ def own_edits(lab: Lab, ident: str, call_: dict, earlier: list) -> list[OwnEdit]
     return [OwnEdit(path, first, len(old_lines), tuple(new_lines), tuple(unsure))]
 
 
+def patch_edits(lab: Lab, ident: str, call_: dict) -> list[OwnEdit]:
+    """The model's own `apply_patch` as the oracle's `OwnEdit`s: an added file written
+    whole; each chunk of an updated file its old lines replaced by its new ones, where
+    they are (once) in the file before the call. A moved file: nothing the oracle can say
+    (the model holds the old path's lines at a new path)."""
+    out: list[OwnEdit] = []
+    lines = call_["arguments"]["patchText"].split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("*** Add File: "):
+            body = []
+            while i < len(lines) and lines[i].startswith("+"):
+                body.append(lines[i][1:])
+                i += 1
+            content = "\n".join(body)  # as OpenCode writes it: a final newline, one
+            content += "" if content == "" or content.endswith("\n") else "\n"
+            out.append(OwnEdit(rel(lab, line[14:].strip()), 1, None, tuple(split_lines(content))))
+        elif line.startswith("*** Update File: ") and not lines[i].startswith("*** Move to: "):
+            path, text = rel(lab, line[17:].strip()), split_lines(lab.before[ident])
+            while i < len(lines) and not lines[i].startswith("***"):
+                if lines[i].startswith("@@"):
+                    i += 1
+                old, new = [], []
+                while i < len(lines) and not lines[i].startswith(("@@", "***")):
+                    if lines[i][:1] in (" ", "-"):
+                        old.append(lines[i][1:])
+                    if lines[i][:1] in (" ", "+"):
+                        new.append(lines[i][1:])
+                    i += 1
+                at = [n for n in range(len(text)) if text[n:n + len(old)] == old]
+                assert len(at) == 1, (old, at)
+                out.append(OwnEdit(path, at[0] + 1, len(old), tuple(new)))
+                text[at[0]:at[0] + len(old)] = new
+    return out
+
+
 def answer_of(part: dict | None) -> dict | None:
     return ((part or {}).get("state") or {}).get("metadata", {}).get("symbolpack")
 
@@ -439,6 +477,12 @@ def judge(lab: Lab) -> tuple[list[str], dict[str, dict]]:
             if name in ("edit", "write"):
                 if text.startswith(("Edit applied successfully.", "Wrote file successfully.")):
                     earlier += own_edits(lab, ident, call_, earlier)
+                    if intact:
+                        kept |= {a["answerId"] for a in answer["answers"]}
+                continue
+            if name == "apply_patch":
+                if text.startswith("Success. Updated the following files:"):
+                    earlier += patch_edits(lab, ident, call_)
                     if intact:
                         kept |= {a["answerId"] for a in answer["answers"]}
                 continue
@@ -564,3 +608,114 @@ def test_opencode_with_symbolpack_answers_only_from_what_the_model_holds(opencod
     print(f"  all but {', '.join(never)}  symbolpack {rest_ours:6d}  plain {rest_theirs:6d}  "
           f"{rest_ours / rest_theirs:.2f}x")
     assert ours < theirs, errors
+
+
+def test_opencode_reads_with_its_own_tool_when_tldrs_is_missing(opencode_bin, tmp_path):
+    lab = Lab(tmp_path / "lab", opencode_bin, plugin=True, tldrs="/nonexistent/bin/tldrs")
+    try:
+        lab.ask(call("first", "read", filePath="ledger.py"), call("range", "read", filePath="ledger.py", offset=3, limit=2))
+        edit = call("edit", "edit", filePath="ledger.py", oldString="import math\n", newString="import math  # m\n")
+        lab.ask(edit)
+    finally:
+        lab.close()
+    texts = first_texts(lab)
+    first, part, edited = (ident for _, ident in STEPS[-3:])
+    assert texts[first].startswith(f"<path>{lab.proj.resolve() / 'ledger.py'}</path>\n<type>file</type>\n<content>\n1: ")
+    assert "3: A small but realistic module" in texts[part] and texts[edited].startswith("Edit applied successfully.")
+    assert not any(answer_of(lab.parts()[i]) for i in (first, part, edited))  # nothing to lean on later
+
+
+def test_opencode_with_a_global_and_a_project_install_answers_through_the_projects_copy(opencode_bin, tmp_path):
+    """OpenCode loads both copies: the global one stands aside, its command never runs."""
+    log = tmp_path / "global-calls"
+    wrapper = tmp_path / "global-tldrs"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec {tldrs_command()} "$@"\n')
+    wrapper.chmod(0o755)
+    lab = Lab(tmp_path / "lab", opencode_bin, plugin=True, global_tldrs=str(wrapper))
+    try:
+        lab.ask(call("first", "read", filePath="ledger.py"))
+        lab.ask(call("again", "read", filePath="ledger.py"))
+    finally:
+        lab.close()
+    assert (lab.home / ".config" / "opencode" / "plugin" / "symbolpack.ts").exists()
+    problems, answers = judge(lab)
+    assert problems == [], "\n".join(problems)
+    assert [answers[ident]["mode"] for _, ident in STEPS[-2:]] == ["skeleton", "unchanged"]
+    assert not log.exists(), log.read_text()
+
+
+def test_opencode_reads_a_first_read_after_an_own_edit_symbolpack_could_not_keep(opencode_bin, tmp_path):
+    """A `tldrs` that refuses to keep edits (exit 1 on `session edit`) and reads as usual:
+    the edit adds a line above lines the model holds, and nothing records it. The read
+    after it must not be answered against the copy before the edit (its lines one off):
+    the unkept edit is a barrier, a first read answers."""
+    wrapper = tmp_path / "tldrs-keeps-no-edit"
+    wrapper.write_text("#!/bin/sh\n"
+                       'if [ "$1" = session ] && [ "$2" = edit ]; then echo "tldrs: error: refused" >&2; exit 1; fi\n'
+                       f'exec {tldrs_command()} "$@"\n')
+    wrapper.chmod(0o755)
+    lab = Lab(tmp_path / "lab", opencode_bin, plugin=True, tldrs=str(wrapper))
+    try:
+        lab.ask(call("first", "read", filePath="ledger.py"))
+        start, end = body_of(LEDGER, "rule5")
+        lab.ask(call("drill", "read", filePath="ledger.py", offset=start, limit=end - start + 1))
+        edit = call("edit", "edit", filePath="ledger.py", oldString="    acc5 += 7 * math.floor(value / 8)\n",
+                    newString="    acc5 += 70 * math.floor(value / 8)\n    acc5 -= 1\n")
+        lab.before[edit["id"]] = (lab.proj / "ledger.py").read_text()
+        lab.ask(edit)
+        lab.note_version()
+        lab.ask(call("after-edit", "read", filePath="ledger.py"))
+    finally:
+        lab.close()
+    problems, answers = judge(lab)
+    assert problems == [], "\n".join(problems)
+    steps = dict(STEPS[-4:])
+    assert answer_of(lab.parts()[steps["edit"]]) is None  # not kept
+    assert answers[steps["after-edit"]]["mode"] == "skeleton"
+
+
+def patch(*sections: str) -> str:
+    return "*** Begin Patch\n" + "".join(sections) + "*** End Patch"
+
+
+def test_opencode_keeps_the_models_apply_patch_as_an_answer(opencode_bin, tmp_path):
+    """Models whose id says GPT-5 get `apply_patch` instead of `edit` and `write`: an update
+    of lines the model holds is kept (the next read shows what it wrote), an added file is
+    held whole, a moved file is not kept (its next read is a first read)."""
+    lab = Lab(tmp_path / "lab", opencode_bin, plugin=True, model="gpt-5-fake")
+    try:
+        lab.ask(call("first", "read", filePath="ledger.py"))
+        start, end = body_of(LEDGER, "rule5")
+        lab.ask(call("drill", "read", filePath="ledger.py", offset=start, limit=end - start + 1))
+        update = call("update", "apply_patch", patchText=patch(
+            "*** Update File: ledger.py\n@@\n     acc5 += 6 * math.floor(value / 7)\n"
+            "-    acc5 += 7 * math.floor(value / 8)\n+    acc5 += 70 * math.floor(value / 8)\n+    acc5 -= 1\n"))
+        lab.before[update["id"]] = (lab.proj / "ledger.py").read_text()
+        lab.ask(update)
+        lab.note_version()
+        lab.ask(call("after-update", "read", filePath="ledger.py"))
+        add = call("add", "apply_patch", patchText=patch("*** Add File: notes.py\n" +
+                                                         "".join(f"+{line}\n" for line in NOTES.split("\n")[:-1])))
+        lab.ask(add)
+        lab.note_version("notes.py")
+        lab.ask(call("after-add", "read", filePath="notes.py"))
+        move = call("move", "apply_patch", patchText=patch(
+            "*** Update File: notes.py\n*** Move to: moved.py\n@@\n-def note0(text: str) -> str:\n"
+            "+def note_zero(text: str) -> str:\n"))
+        lab.before[move["id"]] = (lab.proj / "notes.py").read_text()
+        lab.ask(move)
+        lab.note_version("moved.py")
+        lab.ask(call("after-move", "read", filePath="moved.py"))
+    finally:
+        lab.close()
+    texts = first_texts(lab)
+    steps = dict(STEPS[-9:])
+    assert texts[steps["update"]].startswith("Success. Updated the following files:"), texts[steps["update"]]
+    problems, answers = judge(lab)
+    assert problems == [], "\n".join(problems)
+    modes = {step: answers[ident]["mode"] for step, ident in steps.items() if ident in answers}
+    assert modes == {"first": "skeleton", "drill": "range", "after-update": "delta", "after-add": "unchanged",
+                     "after-move": "full"}, modes
+    assert "acc5 -= 1" in texts[steps["after-update"]] and "Your own edit is shown" in texts[steps["after-update"]]
+    assert answer_of(lab.parts()[steps["update"]]) and answer_of(lab.parts()[steps["add"]])
+    assert answer_of(lab.parts()[steps["move"]]) is None
