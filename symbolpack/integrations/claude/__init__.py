@@ -13,7 +13,9 @@ session's *agent copy* of each file (PROTOCOL.md "The agent's copy").
 | `reads.py` | `claude-pre-read`: the first read recorded, re-reads answered |
 | `delivery.py` | `claude-post-read`: the answer put in place of the native Read's output |
 | `edit_hooks.py` | `claude-pre-edit` (the stale-edit guard) and `claude-post-edit` (own edits carried) |
-| `runner.py` | the hooks by name, one run, `claude-session-start`, the process entry |
+| `runner.py` | the hooks by name, one run, `claude-session-start` |
+| `entry.py` | the hook process: the payload offered to the resident server, else run here |
+| `client.py`, `server.py` | the resident hook process and how a hook reaches it (a private Unix socket) |
 
 Sessions: `claude-<session_id>`, plus `-<agent_id>` inside a subagent (subagents
 share the parent's session id, but not its context). Per-file hook state
@@ -30,11 +32,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .edit_hooks import post_edit, pre_edit  # noqa: F401
     from .payload import HookRequest, native_scope, parse_request, session_id_for  # noqa: F401
-    from .runner import HOOKS, main, run_as_process, run_hook  # noqa: F401
+    from .entry import main, run_as_process  # noqa: F401
+    from .runner import HOOKS, run_hook  # noqa: F401
 
 # name -> the module holding it (the names tests and other front ends use)
 _WHERE = {
-    "HOOKS": "runner", "run_hook": "runner", "main": "runner", "run_as_process": "runner",
+    "HOOKS": "runner", "run_hook": "runner", "main": "entry", "run_as_process": "entry",
     "session_start": "runner",
     "pre_read": "reads", "record_native_read": "reads",
     "post_read": "delivery",

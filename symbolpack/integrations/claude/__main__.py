@@ -1,5 +1,5 @@
-"""`python -m symbolpack.integrations.claude NAME`: one hook run (see `runner.py`)."""
+"""`python -m symbolpack.integrations.claude NAME`: one hook run (see `entry.py`)."""
 
-from .runner import run_as_process
+from .entry import run_as_process
 
 run_as_process()

@@ -1,8 +1,8 @@
 """The hooks by name, and one hook run: payload in, answer out, records committed
 once the answer is delivered.
 
-`tldrs hook NAME` (or `python -m symbolpack.integrations.claude NAME`) reads one
-payload on stdin and writes the answer on stdout. A hook must never break a tool
+One payload in, the answer out (`entry.py` runs it in a hook process, `server.py` in
+the resident one). A hook must never break a tool
 call: every failure (bad payload, missing file, corrupt store, any exception)
 exits 0 with no output and at most one line on stderr. Records that wait for the
 answer to be delivered (intents to commit) run only after it is written and
@@ -120,39 +120,3 @@ def _log(message: str) -> None:
         warning(message)
     except Exception:
         pass
-
-
-def main(argv: list[str] | None = None) -> int:
-    from ...base.log import configure
-
-    configure(prefix="symbolpack hook")  # warnings: one `symbolpack hook: warning: ...` line on stderr
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        _log(f"usage: tldrs hook {{{','.join(HOOKS)}}} < payload.json")
-        return 0
-    try:
-        text = sys.stdin.buffer.read().decode("utf-8", "replace")
-    except Exception:
-        return 0
-    after: list = []
-    out = run_hook(argv[0], text, after)
-    try:
-        if out:
-            sys.stdout.write(out + "\n")
-        sys.stdout.flush()
-    except Exception:
-        return 0  # not delivered: the records stay pending, and later answers treat them as unsure
-    _run_all(after)  # delivered whole: commit
-    return 0
-
-
-def run_as_process(argv: list[str] | None = None) -> None:
-    """`main`, then end the process at once: everything is written and flushed, and
-    skipping the interpreter's teardown saves ~4 ms per tool call."""
-    from ...base.process import exit_now
-
-    exit_now(main(argv))
-
-
-if __name__ == "__main__":
-    run_as_process()

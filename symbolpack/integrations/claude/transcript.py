@@ -248,11 +248,12 @@ def transcript_for(payload: dict) -> str | None:
 
 
 def present_for(path: str, cache_path: str, tool_use_id: str,
-                wait: float = POLL_SECONDS) -> tuple[Transcript, str] | None:
+                wait: float | None = None) -> tuple[Transcript, str] | None:
     """The transcript once it holds the record of *tool_use_id*, and that record's uuid;
-    None when it does not show up within *wait* seconds (then nothing is proven)."""
+    None when it does not show up within *wait* seconds (default `POLL_SECONDS`, read
+    at call time: the resident server waits before the hook runs, `wait_for_record`)."""
     transcript = load(cache_path)
-    deadline = time.monotonic() + wait
+    deadline = time.monotonic() + (POLL_SECONDS if wait is None else wait)
     while True:
         if not transcript.update(path):  # a new session's file is created a moment after its first hook runs
             if time.monotonic() >= deadline:
@@ -283,3 +284,30 @@ def present_results(transcript: Transcript, leaf: str) -> list[tuple[str, Any]]:
         if rec.file is not None:
             out.append(("file", (uuid, *rec.file)))
     return out
+
+
+def wait_for_record(path: str, tool_use_id: str, wait: float = POLL_SECONDS, window: int = 8 << 20) -> bool:
+    """Does the transcript hold *tool_use_id* within *wait* seconds? A byte search of
+    its last *window* bytes, then of what is appended: no parse, nothing kept, so the
+    resident server can wait for Claude Code's flush without holding up other hooks
+    (the hook's own parse then finds the record at once)."""
+    needle = ('"' + tool_use_id + '"').encode("utf-8", "surrogateescape")
+    deadline = time.monotonic() + wait
+    seen = -1
+    while True:
+        try:
+            size = os.path.getsize(path)
+            if size < seen:
+                seen = -1  # rewritten shorter: search it again
+            if size != seen:
+                with open(path, "rb") as fh:
+                    start = max(0, size - window) if seen < 0 else max(0, seen - len(needle))
+                    fh.seek(start)
+                    if fh.read(size - start).find(needle) >= 0:
+                        return True
+                seen = size
+        except OSError:
+            pass  # not created yet: a new session's file appears a moment after its first hook
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL_INTERVAL)
