@@ -6,19 +6,20 @@
 ; the equations. Only declarations of the module, of a class and of an
 ; instance are captured, not `where`/`let` bindings.
 ;
-; Body: the `match` (`= expr`) of an equation with a single right-hand side,
-; with or without a `where` block after it (the `where` block stays visible).
-; An equation with several guards has no single body node and gets no body.
+; Body: the `match` (`= expr`) of an equation, or its guarded right-hand sides
+; (`| cond = expr`, one `match` each, comments between them: the body runs from
+; the first to the last); a `where` block after it stays visible.
+; Without a body the engine would take the whole equation for its signature.
 ; Patterns with a body come first: for the same node the first pattern wins.
 
 ; ------------------------------------------------ module-level equations
 
 (declarations
   [
-    (function name: (variable) @name . (patterns) . (match) @body .)
-    (function name: (variable) @name . (patterns) . (match) @body . binds: (_) .)
-    (bind name: (variable) @name . (match) @body .)
-    (bind name: (variable) @name . (match) @body . binds: (_) .)
+    (function name: (variable) @name . (patterns) . ((match) @body (comment)*)+)
+    (bind name: (variable) @name . ((match) @body (comment)*)+)
+    (function (infix operator: [(operator) (constructor_operator)] @name) . ((match) @body (comment)*)+)
+    (function (infix operator: (infix_id (variable) @name)) . ((match) @body (comment)*)+)
   ] @definition.function)
 
 (declarations
@@ -43,8 +44,8 @@
 
 (class_declarations
   [
-    (function name: (variable) @name . (patterns) . (match) @body .)
-    (bind name: (variable) @name . (match) @body .)
+    (function name: (variable) @name . (patterns) . ((match) @body (comment)*)+)
+    (bind name: (variable) @name . ((match) @body (comment)*)+)
   ] @definition.function)
 
 (class_declarations
@@ -57,8 +58,9 @@
 
 (instance_declarations
   [
-    (function name: (variable) @name . (patterns) . (match) @body .)
-    (bind name: (variable) @name . (match) @body .)
+    (function name: (variable) @name . (patterns) . ((match) @body (comment)*)+)
+    (bind name: (variable) @name . ((match) @body (comment)*)+)
+    (function (infix operator: [(operator) (constructor_operator)] @name) . ((match) @body (comment)*)+)
   ] @definition.function)
 
 (instance_declarations

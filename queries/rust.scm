@@ -9,8 +9,9 @@
 ;   functions become methods `impl Cart.new`.
 ; - Functions declared without a body (trait methods, `extern` blocks) are
 ;   functions too; inside a trait they become methods.
-; - `macro_rules!` is a macro. Its rules have no wrapping node, so only a
-;   single-rule macro gets a body; a multi-rule one has none.
+; - `macro_rules!` is a macro. Its rules have no wrapping node: the body runs
+;   from the first rule to the last (several `@body` captures; comments
+;   between rules do not cut it short).
 
 (struct_item name: (type_identifier) @name) @definition.struct
 
@@ -34,8 +35,7 @@
 
 (macro_definition
   name: (identifier) @name
-  .
-  (macro_rule) @body .) @definition.macro
+  ((macro_rule) @body ";"? [(line_comment) (block_comment)]*)+) @definition.macro
 
 (macro_definition name: (identifier) @name) @definition.macro
 

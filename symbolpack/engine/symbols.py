@@ -12,9 +12,19 @@ only applies span rules that hold across grammars:
   exported wrapper belongs to the definition");
 * nesting is by node containment, so `Class.method` and `Outer.Inner` fall out;
   a `function` nested directly in a class-like symbol becomes a `method`;
-* the body (the part a skeleton may elide) is the `@body` capture or the
-  definition's `body` field, minus the lines that must stay visible: the
-  header line, a closing-brace line, a leading docstring.
+* the body (the part a skeleton may elide) is the `@body` capture (from the
+  first captured node to the last, when a query captures several: Haskell's
+  guards, the rules of a `macro_rules!`) or the definition's `body` field, minus
+  the lines that must stay visible: the header line, a closing-brace line, a
+  leading docstring;
+* the signature is the header: from the definition (after its decorators,
+  attributes and comments) up to the body, never a token of it. Keywords the
+  body node opens with before its brace are header (Go's `interface {`, Zig's
+  `packed struct(u32) {`, Dart's `async* {`); a brace that ends the body's
+  first line is not (`return {`, `= when {`, `=> ({`: issue 29). Without a body
+  a callable's whole declaration is its signature (an interface method, an
+  overload) and anything else's its first line (a constant with its value as
+  far as that line shows it); an `end` that closes an empty body is left out.
 
 Records are computed path-independently so the parse cache can key them by
 content hash alone; `bind()` gives them ids for a concrete path.
@@ -46,6 +56,7 @@ _CLOSERS = re.compile(r"^(?:[})\]]+[;,)]*|end[;,]?|end\)|fi|done|esac)$")
 _OPENERS = ("{", "do", "begin", "(", "[", "=")
 _BODYLESS_SIGNATURE_LINES = 8
 _CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
+_KEYWORD = re.compile(r"[A-Za-z_]+\*?\Z")  # `async`, `async*`, `sync*`: an anonymous token that is a word
 
 
 # Values are namedtuples, not dataclasses: this module is imported by every read
@@ -131,12 +142,13 @@ class _Def:
     """One definition match while a file is being extracted (*start*, *end*: the
     node's bytes, read once: every access of a node's field crosses into C)."""
 
-    __slots__ = ("node", "name_node", "kind", "body_node", "pattern", "scope", "trait", "start", "end")
+    __slots__ = ("node", "name_node", "kind", "body_node", "body_last", "pattern", "scope", "trait", "start", "end")
 
-    def __init__(self, node: Node, name_node: Node, kind: str, body_node: Node | None, pattern: int,
-                 scope: Node | None, trait: Node | None, start: int, end: int) -> None:
+    def __init__(self, node: Node, name_node: Node, kind: str, body_node: Node | None, body_last: Node | None,
+                 pattern: int, scope: Node | None, trait: Node | None, start: int, end: int) -> None:
         self.node, self.name_node, self.kind = node, name_node, kind
-        self.body_node, self.pattern, self.scope, self.trait = body_node, pattern, scope, trait
+        self.body_node, self.body_last, self.pattern = body_node, body_last, pattern
+        self.scope, self.trait = scope, trait
         self.start, self.end = start, end
 
 
@@ -210,7 +222,8 @@ def extract(data: bytes, lang: str, references: bool = True,
             if old_size > size or (old_size == size and old.pattern <= pattern):
                 continue
         scope_caps, trait_caps = caps.get("scope"), caps.get("trait")
-        defs[key] = _Def(def_node, name_node, kind, body_caps[0] if body_caps else None, pattern,
+        defs[key] = _Def(def_node, name_node, kind, body_caps[0] if body_caps else None,
+                         body_caps[-1] if body_caps else None, pattern,
                          scope_caps[0] if scope_caps else None, trait_caps[0] if trait_caps else None, start, end)
 
     # a header like Elixir's `def add(a)` is also a call node: not a reference to itself
@@ -246,7 +259,7 @@ def extract(data: bytes, lang: str, references: bool = True,
         if body_node is not None and body_node.start_byte >= d.node.end_byte:
             end = _content_end(body_node)  # a body beside its signature (Dart)
         end = max(end, start)
-        body = _body_span(body_node, lines, lang) if body_node is not None else None
+        body = _body_span(body_node, lines, lang, d.body_last) if body_node is not None else None
         if body and (body[0] < start or body[1] > end or body[0] > body[1]):
             body = None
         record = SymbolRecord(
@@ -356,8 +369,10 @@ def _find_body(d: _Def) -> Node | None:
     return None
 
 
-def _body_span(body: Node, lines: Sequence[bytes], lang: str) -> tuple[int, int] | None:
-    """1-based inclusive lines of *body* that a skeleton may hide."""
+def _body_span(body: Node, lines: Sequence[bytes], lang: str,
+               last_node: Node | None = None) -> tuple[int, int] | None:
+    """1-based inclusive lines of *body* that a skeleton may hide (*body* through
+    *last_node* when the body is several nodes: Haskell's guards, a `macro_rules!`)."""
     bs, bcol = body.start_point
     be = _row_end(body) - 1
     if bs >= len(lines):
@@ -373,6 +388,8 @@ def _body_span(body: Node, lines: Sequence[bytes], lang: str) -> tuple[int, int]
     doc_end = _leading_docstring_end(body)
     if doc_end is not None:
         start = max(start, doc_end + 1)
+    if last_node is not None:
+        body = last_node  # where the body ends: the last node's end and closing brace
     be = _content_end(body) - 1
     end = be
     count = body.child_count
@@ -423,7 +440,8 @@ def _header_node(d: _Def) -> Node:
 
 
 def _signature(d: _Def, kind: str, body_node: Node | None, lines: Sequence[bytes], offsets: Sequence[int], data: bytes) -> str:
-    """The definition's header, whole when it spans lines, without its body."""
+    """The definition's header, whole when it spans lines, without a token of its body
+    (the rules are in the module's docstring)."""
     header = _header_node(d)
     start_row = header.start_point[0]
     name_row = d.name_node.start_point[0]
@@ -441,23 +459,64 @@ def _signature(d: _Def, kind: str, body_node: Node | None, lines: Sequence[bytes
             before = before.prev_sibling  # a comment between header and body is not the header
         if before is not None and start_byte < before.end_byte <= end_byte:
             end_byte = before.end_byte
-        row = body_node.start_point[0]
-        if body_node.end_point[0] > row and row < len(lines):
-            rest = lines[row][body_node.start_point[1]:].rstrip()
-            if rest.endswith(b"{") and rest[:-1].strip():
-                # `type Shape interface {`: the keyword opening the body is header
-                end_byte = offsets[row] + body_node.start_point[1] + len(rest) - 1
-    elif kind in _CALLABLE_KINDS and header.end_point[0] - start_row < _BODYLESS_SIGNATURE_LINES:
-        end_byte = header.end_byte  # a bodyless declaration (interface method, overload): whole
+        brace = _own_brace(body_node)
+        if brace is not None:
+            end_byte = brace  # `type Shape interface {`: the body's own keywords are header
     else:
-        end_of_line = offsets[start_row] + len(lines[start_row]) if start_row < len(lines) else len(data)
-        end_byte = max(min(header.end_byte, end_of_line), d.name_node.end_byte)
+        if kind in _CALLABLE_KINDS and header.end_point[0] - start_row < _BODYLESS_SIGNATURE_LINES:
+            end_byte = header.end_byte  # a bodyless declaration (interface method, overload): whole
+        else:
+            end_of_line = offsets[start_row] + len(lines[start_row]) if start_row < len(lines) else len(data)
+            end_byte = max(min(header.end_byte, end_of_line), d.name_node.end_byte)
+        closing = _closing_end(header)
+        if closing is not None and d.name_node.end_byte <= closing < end_byte:
+            end_byte = closing  # an empty body's `end` (Ruby `def noop; end`) is not header
     text = data[start_byte:end_byte].decode("utf-8", "replace").rstrip()
     if text.endswith("{"):
         text = text[:-1].rstrip()
     if "\n" not in text:
         return text  # one line, already stripped on the right
     return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def _own_brace(body: Node) -> int | None:
+    """Where *body* opens its brace after words of its own, when it does: Go's
+    `interface {`, Zig's `packed struct(u32) {` (keywords and at most one node of them,
+    then a `{` of the body node's own), Dart's `async {` and `async* {` (keywords, then
+    the block that ends the body). Those words say what is declared: header. A brace
+    after anything else (`return {`, `= when {`, `=> ({`, `= synchronized {`) is code."""
+    count = body.child_count
+    named = 0
+    for i in range(count):
+        child = body.child(i)
+        if child is None:
+            return None
+        if not child.is_named:
+            if child.type == "{":
+                return child.start_byte if i else None
+            if _KEYWORD.match(child.type) is None:
+                return None
+            continue
+        if not named and i and i == count - 1 and child.child_count:
+            first = child.child(0)
+            if first is not None and not first.is_named and first.type == "{":
+                return first.start_byte
+        named += 1
+        if named > 1:
+            return None  # statements, an expression and its arguments: the body's code
+    return None
+
+
+def _closing_end(node: Node) -> int | None:
+    """Start of the `end` keyword that closes *node* (and of a `;` right before it), if
+    *node* ends with one: an empty `def noop; end` or `function noop() end`."""
+    last = node.child(node.child_count - 1) if node.child_count else None
+    if last is None or last.is_named or last.type != "end":
+        return None
+    before = last.prev_sibling
+    if before is not None and not before.is_named and before.type == ";":
+        return before.start_byte
+    return last.start_byte
 
 
 def line_starts(lines: Sequence[bytes]) -> list[int]:
