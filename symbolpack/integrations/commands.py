@@ -1,4 +1,4 @@
-"""The CLI's integration commands: `mcp`, `hook`, `chibi`, `install`, `uninstall`, `doctor`.
+"""The CLI's integration commands: `mcp`, `hook`, `qwen-hook`, `chibi`, `install`, `uninstall`, `doctor`.
 
 `symbolpack.cli` registers them with one call, `add_integration_parsers(subparsers)`;
 each command imports its module only when it runs, so `tldrs read` pays
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-AGENTS = ("claude", "codex", "gemini", "chibi", "pi", "opencode")
+AGENTS = ("claude", "codex", "gemini", "chibi", "pi", "opencode", "qwen")
 HOOK_NAMES = ("claude-pre-read", "claude-post-read", "claude-pre-edit", "claude-post-edit", "claude-session-start")
 
 
@@ -24,6 +24,13 @@ def cmd_mcp(args) -> int:
 
 def cmd_hook(args) -> int:
     from .claude import run_as_process
+
+    run_as_process([args.name])  # does not return: the hook process ends here
+    return 0
+
+
+def cmd_qwen_hook(args) -> int:
+    from .qwen.runner import run_as_process
 
     run_as_process([args.name])  # does not return: the hook process ends here
     return 0
@@ -98,6 +105,13 @@ def add_integration_parsers(subparsers) -> None:
     # no `choices`: a usage error exits 2, which Claude Code treats as "block the tool call"
     p.add_argument("name", metavar="NAME", help=", ".join(HOOK_NAMES))
     p.set_defaults(func=cmd_hook)
+
+    p = subparsers.add_parser("qwen-hook", help="run one Qwen Code hook (payload JSON on stdin)",
+                              description="Answer one Qwen Code hook. Never fails the tool call: "
+                                          "any problem means exit 0 and no decision.")
+    p.add_argument("name", metavar="NAME", help="qwen-pre-read, qwen-post-read, qwen-post-edit, "
+                                                "qwen-edit-refused, qwen-lifecycle")
+    p.set_defaults(func=cmd_qwen_hook)
 
     p = subparsers.add_parser("chibi", help="what Chibi runs: its language plugins and symbolpack's plugin",
                               description="Run by the launchers `tldrs install chibi` writes into Chibi's "

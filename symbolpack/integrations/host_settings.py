@@ -5,6 +5,7 @@
 | claude | `.claude/settings.json`  | five hooks running `tldrs hook …`         | JSON, re-dumped         |
 | codex  | `.codex/config.toml`     | `command`, `args` in `[mcp_servers.symbolpack]` | TOML, edited as text |
 | gemini | `.gemini/settings.json`  | `command`, `args` in `mcpServers.symbolpack` | JSON with comments, edited as text |
+| qwen   | `.qwen/settings.json`    | seven hooks running `tldrs qwen-hook …` (`qwen/settings.py`) | JSON with comments, edited as text |
 
 One adapter per host, all with the same four operations on text: `add` and
 `remove` (pure: text in, text out), `installed` (what of ours is there) and
@@ -34,6 +35,10 @@ from typing import Any
 
 from ..base.errors import SymbolpackError
 from . import jsonc_edit, toml_edit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .qwen.settings import QwenSettings
 
 SERVER_NAME = "symbolpack"
 OUR_KEYS = ("command", "args")  # what symbolpack writes in an MCP server entry
@@ -405,9 +410,13 @@ class CodexConfig:
 Adapter = ClaudeSettings | CodexConfig | GeminiSettings
 
 
-def adapter_for(agent: str, path: Path) -> Adapter:
+def adapter_for(agent: str, path: Path) -> Adapter | QwenSettings:
     if agent == "claude":
         return ClaudeSettings(path)
     if agent == "codex":
         return CodexConfig(path)
+    if agent == "qwen":  # Qwen Code's hooks: `qwen/settings.py`
+        from .qwen.settings import QwenSettings
+
+        return QwenSettings(path)
     return GeminiSettings(path)

@@ -5,6 +5,7 @@
 | claude | `.claude/settings.json` | `~/.claude/settings.json`                 | the five hooks (`tldrs hook`)    |
 | codex  | `.codex/config.toml`    | `$CODEX_HOME/config.toml` (`~/.codex/`)   | `[mcp_servers.symbolpack]`       |
 | gemini | `.gemini/settings.json` | `~/.gemini/settings.json`                 | `mcpServers.symbolpack`          |
+| qwen   | `.qwen/settings.json`   | `~/.qwen/settings.json`                   | seven hooks (`tldrs qwen-hook`, `qwen/settings.py`) |
 
 Chibi is not a settings file but a plugins directory: `chibi/install.py`.
 
@@ -51,7 +52,7 @@ from .host_settings import CLAUDE_HOOKS, SERVER_NAME, adapter_for  # noqa: F401 
 from .trust import codex_home, host_trust
 
 BACKUP_SUFFIX = ".symbolpack.bak"
-HOSTS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+HOSTS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwen": "Qwen Code"}
 
 
 def tldrs_command() -> str:
@@ -85,7 +86,9 @@ def settings_path(agent: str, global_: bool, root: Path | None = None) -> Path:
         return codex_home() / "config.toml" if global_ else base / ".codex" / "config.toml"
     if agent == "gemini":
         return base / ".gemini" / "settings.json"
-    raise UsageError(f"unknown agent {agent!r}: use claude, codex or gemini")
+    if agent == "qwen":
+        return base / ".qwen" / "settings.json"
+    raise UsageError(f"unknown agent {agent!r}: use claude, codex, gemini or qwen")
 
 
 def record_path() -> Path:
@@ -286,7 +289,7 @@ def _kept_note(agent: str, kept: tuple[str, ...]) -> str:
 
 def _next_step(agent: str) -> str:
     host = HOSTS[agent]
-    what = "the hooks" if agent == "claude" else "the MCP server"
+    what = "the hooks" if agent in ("claude", "qwen") else "the MCP server"
     return f"{host} picks {what} up in new sessions; check with: tldrs doctor"
 
 

@@ -4,7 +4,7 @@ An answer names what it hides and how to show it: a skeleton's `... A-B elided:`
 markers, a pack's "not shown" lines, a bad range's error. The agent can act only on
 the words of the tool it is calling: a model calling MCP's `read_file` has no
 `--offset` flag, Claude Code's Read has `offset`/`limit` and no `symbol`, pi's
-`read` has `offset`/`limit`/`symbol`, OpenCode's `read` `filePath`/`offset`/`limit`. So every such phrase is rendered here, once
+`read` has `offset`/`limit`/`symbol`, OpenCode's `read` `filePath`/`offset`/`limit`, Qwen Code's `read_file` a 0-based `offset`. So every such phrase is rendered here, once
 per front end, and the core asks for the phrase instead of writing a CLI flag.
 
 A front end is chosen by name (`front=` in `api.operations.read_file`, the packs,
@@ -163,6 +163,26 @@ class OpenCodeHints(ToolHints):
         return "\"... A-B elided: ARGS\" hides lines A-B; read this file again with those ARGS to see them."
 
 
+class QwenHints(ToolHints):
+    """Qwen Code's `read_file`: `file_path`, `offset` (0-based: line A is offset=A-1) and
+    `limit`; no symbol parameter. Its output has no line numbers, so every marker names
+    the exact arguments that show its lines (a 0-based offset written out once in a
+    header would be one off in half the requests)."""
+
+    name = "qwen"
+    tool = "read_file"
+    has_symbol = False
+
+    def call(self, path: str, args: str = "") -> str:
+        return f"read_file file_path={_quoted(path)}" + (f" {args}" if args else "")
+
+    def lines_args(self, start: int, end: int) -> str:
+        return f"offset={start - 1} limit={end - start + 1}"
+
+    def skeleton_help(self, path: str) -> str:
+        return "\"... A-B elided: ARGS\" hides lines A-B; read_file of this file with those ARGS shows them."
+
+
 class ChibiHints(ToolHints):
     """Chibi's plugin tools: `symbolpack_read(path, offset, limit, symbol)`, `symbolpack_diff_context(budget)`."""
 
@@ -172,7 +192,7 @@ class ChibiHints(ToolHints):
 
 
 FRONTS: dict[str, Hints] = {h.name: h for h in (Hints(), McpHints(), ClaudeHints(), PiHints(), ChibiHints(),
-                                                  OpenCodeHints())}
+                                                  OpenCodeHints(), QwenHints())}
 CLI = FRONTS["cli"]
 
 
