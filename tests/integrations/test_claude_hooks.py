@@ -22,6 +22,7 @@ PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]
 def _env() -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("SYMBOLPACK_DIR", "SYMBOLPACK_SESSION_ID")}
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["SYMBOLPACK_HOOK_SERVER_IDLE"] = "20"  # the resident hook server these runs start ends soon after
     return env
 
 
