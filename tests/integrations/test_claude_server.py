@@ -33,8 +33,7 @@ def env_for(home: Path, server: bool = True) -> dict:
 
 
 def hook(name: str, payload: dict, root: Path, env: dict, importtime: bool = False) -> tuple[str, str]:
-    cmd = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "symbolpack.integrations.claude",
-           name]
+    cmd = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "symbolpack.cli", "hook", name]
     proc = subprocess.run(cmd, input=json.dumps(payload), capture_output=True, text=True, cwd=root, env=env,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -113,7 +112,7 @@ def test_an_answer_the_client_never_delivered_is_not_committed_by_the_server(mak
         path = root / "app.py"
         path.write_text(path.read_text().replace("    total += 3\n", "    total += 333\n", 1))
         read_end, write_end = os.pipe()
-        proc = subprocess.Popen([sys.executable, "-m", "symbolpack.integrations.claude", "claude-pre-read"],
+        proc = subprocess.Popen([sys.executable, "-m", "symbolpack.cli", "hook", "claude-pre-read"],
                                 stdin=subprocess.PIPE, stdout=write_end, stderr=subprocess.PIPE, cwd=root, env=env)
         os.close(write_end)
         os.close(read_end)  # nobody reads the answer: the client's write fails

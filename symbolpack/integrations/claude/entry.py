@@ -1,4 +1,5 @@
-"""The hook process: `tldrs hook NAME` and `python -m symbolpack.integrations.claude NAME`.
+"""The hook process: `tldrs hook NAME` (what `tldrs install claude` writes) and `python -m
+symbolpack.integrations.claude NAME` (always in its own process: no server is started).
 
 It reads one payload on stdin, offers it to the resident hook server (`client.py`),
 and only when none takes it runs the hook itself (`runner.py`), then starts one.
@@ -10,9 +11,10 @@ from __future__ import annotations
 import sys
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, resident: bool = True) -> int:
     """One hook: handed to the resident server when one answers (`client.py`), else run
-    here, and a server started for the calls that follow."""
+    here, and a server started for the calls that follow. *resident* False (`python -m
+    symbolpack.integrations.claude`, what the unit tests run): always here, none started."""
     from ...base.log import configure
 
     configure(prefix="symbolpack hook")  # warnings: one `symbolpack hook: warning: ...` line on stderr
@@ -28,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from . import client
 
-    if client.offer(argv[0], data):
+    if resident and client.offer(argv[0], data):
         return 0
     from .runner import _run_all, run_hook
 
@@ -41,13 +43,14 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:
         return 0  # not delivered: the records stay pending, and later answers treat them as unsure
     _run_all(after)  # delivered whole: commit
-    client.start_server()
+    if resident:
+        client.start_server()
     return 0
 
 
-def run_as_process(argv: list[str] | None = None) -> None:
+def run_as_process(argv: list[str] | None = None, resident: bool = True) -> None:
     """`main`, then end the process at once: everything is written and flushed, and
     skipping the interpreter's teardown saves ~4 ms per tool call."""
     from ...base.process import exit_now
 
-    exit_now(main(argv))
+    exit_now(main(argv, resident))
