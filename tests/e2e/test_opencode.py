@@ -12,9 +12,11 @@ closed port: nothing is fetched at run time.
 The scenario (`play`): first read, re-read, an outside change, a drill-in (a range), the
 model's own edit and a re-read, two edits of one file in one message (OpenCode runs them
 concurrently: neither is kept), a reverted message (OpenCode restores the file too), a
-write and its re-read, an edit of a file never read (OpenCode 1.18.33 does not refuse
-it) and its first read with the folder's AGENTS.md reminder, reads of two files in one
-message, two reads of one file in one message, a result another plugin rewrote, a
+write and its re-read, a read and an edit of one file in one message (both orders: the
+guard that keeps neither is what stops a stale diff, a mutant without it fails here), an
+edit of a file never read (OpenCode 1.18.33 does not refuse it) and its first read with
+the folder's AGENTS.md reminder, reads of two files in one message, two reads of one
+file in one message, a result another plugin rewrote, a
 sensitive file, a file longer than OpenCode's read shows, an image, a real compaction
 (`/session/:id/summarize`, the last turn kept), tool results pruned by OpenCode
 (`compaction.prune`: the request carries `[Old tool result content cleared]`), a fork
@@ -313,6 +315,21 @@ def play(lab: Lab) -> dict[str, str]:
     ask(call("write", "write", filePath="notes.py", content=NOTES))
     lab.note_version("notes.py")
     ask(call("after-write", "read", filePath="notes.py"))
+    # a read and an edit of one file in one message: OpenCode runs them concurrently, so the
+    # read may show the file before or after the edit: OpenCode's own read answers, the edit
+    # is not kept
+    both = call("read-and-edit", "edit", filePath="notes.py", oldString="def note1(text: str) -> str:\n",
+                newString="def note1(text: str) -> str:\n    text = text or ''\n")
+    lab.before[both["id"]] = (lab.proj / "notes.py").read_text()
+    ask(call("read-beside-edit", "read", filePath="notes.py"), both)
+    lab.note_version("notes.py")
+    ask(call("after-read-and-edit", "read", filePath="notes.py"))
+    first_both = call("edit-then-read", "edit", filePath="notes.py", oldString="def note2(text: str) -> str:\n",
+                      newString="def note2(text: str) -> str:\n    text = text or ''\n")
+    lab.before[first_both["id"]] = (lab.proj / "notes.py").read_text()
+    ask(first_both, call("read-after-edit", "read", filePath="notes.py"))
+    lab.note_version("notes.py")
+    ask(call("after-edit-then-read", "read", filePath="notes.py"))
     unread = call("edit-unread", "edit", filePath="pkg/util.py", oldString="    return x + 3\n",
                   newString="    return x + 33\n")
     lab.before[unread["id"]] = (lab.proj / "pkg/util.py").read_text()
@@ -541,6 +558,8 @@ def test_opencode_with_symbolpack_answers_only_from_what_the_model_holds(opencod
         "after-edit-pair": "skeleton",  # two concurrent edits of the file, neither kept: a first read
         "after-revert": "unchanged",   # the reverted message left the context and its edits the file
         "after-write": "unchanged",    # it wrote the file whole
+        "after-read-and-edit": "full",  # a read and an edit of it ran at once: a first read
+        "after-edit-then-read": "full",  # the same, the other way round
         "pair-range": "range", "pair-notes": "unchanged",  # two files in one message: both answered
         "after-same": "skeleton",      # two reads of one file in one message: OpenCode's own, a barrier
         "after-tamper": "skeleton",    # a result another plugin rewrote: a barrier
@@ -551,7 +570,7 @@ def test_opencode_with_symbolpack_answers_only_from_what_the_model_holds(opencod
         "switched-back": "unchanged",
     }
     assert {k: modes.get(k) for k in expected} == expected, modes
-    for step in ("same-1", "same-2", "tampered", "sensitive", "long", "image"):
+    for step in ("same-1", "same-2", "read-beside-edit", "read-after-edit", "tampered", "sensitive", "long", "image"):
         assert ids[step] not in answers, step  # OpenCode's own output, never leaned on
 
     now = (lab.proj / "ledger.py").read_text().split("\n")
@@ -580,9 +599,15 @@ def test_opencode_with_symbolpack_answers_only_from_what_the_model_holds(opencod
     assert "offset=" in first and "symbol=" not in first and "tldrs" not in first and "--" not in first.split("\n")[0]
     for rel_path in ("ledger.py", "notes.py", "pkg/util.py"):
         assert (lab.proj / rel_path).read_text() == (plain.proj / rel_path).read_text(), rel_path
-    assert not any("symbolpack" in (lab.parts()[ids[s]]["state"].get("metadata") or {})
-                   for s in ("edit-pair-1", "edit-pair-2"))
+    assert not any(answer_of(lab.parts()[ids[s]]) for s in ("edit-pair-1", "edit-pair-2", "read-and-edit",
+                                                                "edit-then-read"))
     assert answer_of(lab.parts()[ids["edit"]]) and answer_of(lab.parts()[ids["write"]])
+    # the read tool's description says how symbolpack answers; plain OpenCode's does not
+    described = [t["function"]["description"] for t in lab.server.requests("call")[0]["body"]["tools"]
+                 if t["function"]["name"] == "read"]
+    assert "With symbolpack:" in described[0] and "offset=A limit=N" in described[0]
+    assert all("With symbolpack:" not in t["function"]["description"]
+               for t in plain.server.requests("call")[0]["body"]["tools"])
 
     # the scenario's reads, played by both (and the drill-in an agent needs to see an elided body)
     plain_texts = first_texts(plain)
