@@ -9,7 +9,7 @@ and folder from the host's settings) and asked for its tools over stdio
 (`trust.py`); symbolpack's server added to Claude Code with `claude mcp add` is
 started too; each Claude Code pre-read hook runs on a probe file; Chibi's
 launchers are run as Chibi runs them, and pi's extension and OpenCode's plugin are
-checked (their commands run on probes). It sits above the installers, which never
+checked (their commands run on probes), and so are Qwen Code's hooks (`qwen/doctor.py`). It sits above the installers, which never
 import it.
 
 Exit codes: 0 when everything installed works here (or nothing is installed),
@@ -37,6 +37,8 @@ from .opencode.install import doctor_lines as opencode_doctor_lines
 from .opencode.install import doctor_report as opencode_doctor_report
 from .pi.install import doctor_lines as pi_doctor_lines
 from .pi.install import doctor_report as pi_doctor_report
+from .qwen.doctor import doctor_lines as qwen_doctor_lines
+from .qwen.doctor import doctor_report as qwen_doctor_report
 from .trust import host_trust
 
 INACTIVE = "installed, inactive: project not trusted"
@@ -213,9 +215,11 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
     report["chibi"] = doctor_report()
     report["pi"] = pi_doctor_report(root)
     report["opencode"] = opencode_doctor_report(root)
+    report["qwen"] = qwen_doctor_report(root)
     problems.extend(f"chibi {c['check']}: {c['detail']}" for c in report["chibi"]["checks"] if not c["ok"])
     problems.extend(f"pi {c['check']}: {c['detail']}" for c in report["pi"]["checks"] if not c["ok"])
     problems.extend(f"opencode {c['check']}: {c['detail']}" for c in report["opencode"]["checks"] if not c["ok"])
+    problems.extend(f"qwen {c['check']}: {c['detail']}" for c in report["qwen"]["checks"] if not c["ok"])
     code = 1 if problems else 0
     if as_json:
         say(out, json.dumps(report, indent=1))
@@ -236,6 +240,8 @@ def doctor(as_json: bool = False, root: Path | None = None, out=None, timeout: f
     for line in pi_doctor_lines(report["pi"]):
         say(out, line)
     for line in opencode_doctor_lines(report["opencode"]):
+        say(out, line)
+    for line in qwen_doctor_lines(report["qwen"]):
         say(out, line)
     if problems:
         say(out, f"{len(problems)} problem{'s' if len(problems) > 1 else ''}:")

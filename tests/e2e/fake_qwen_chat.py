@@ -16,11 +16,13 @@ same user message as the prompt. So:
   `set_script`): the k-th assistant message after that prompt is the k-th turn,
   a list ``[{"name", "arguments", "id"?}]`` of tool calls in one message (kind
   ``call``); past the script, ``DONE_TEXT`` (kind ``done``). One headless run thus
-  plays several turns in one Qwen process, whose read cache is the process's.
+  plays several turns in one Qwen process, whose read cache is the process's. After
+  a compression has summarised the prompt away, the run goes on where it was.
 
 Every main request reports ``prompt_tokens`` = ``server.prompt_tokens`` (100 unless a
-test raises it: over Qwen's auto-compaction threshold, Qwen compresses before its
-next request). Loopback only, stdlib only.
+test raises it), or what ``server.spikes`` names for that turn of that run: over Qwen's
+auto-compaction threshold, Qwen compresses before its next request. Loopback only,
+stdlib only.
 """
 
 from __future__ import annotations
@@ -53,15 +55,19 @@ def _parts(content: Any) -> list[str]:
     return []
 
 
-def answer_for(body: dict, scripts: dict[str, list]) -> tuple[str, list[dict] | str]:
-    """(kind, tool calls or text) the scripted model answers *body* with."""
+def answer_for(body: dict, scripts: dict[str, list], current: str = "",
+               progress: dict[str, int] | None = None) -> tuple[str, list[dict] | str, int]:
+    """(kind, tool calls or text, turn: -1 outside a script) the scripted model answers *body* with.
+    A request whose run prompt a compression summarised away goes on with *current*'s
+    next turn (*progress*: the turns answered so far, per run)."""
+    progress = {} if progress is None else progress
     messages = body.get("messages") or []
     last = messages[-1] if messages else {}
     texts = _parts(last.get("content")) if last.get("role") == "user" else []
     if any(COMPRESSION_DIRECTIVE in t for t in texts):
-        return "compress", SUMMARY_TEXT
+        return "compress", SUMMARY_TEXT, -1
     if not body.get("tools"):
-        return "side", SIDE_TEXT
+        return "side", SIDE_TEXT, -1
     for k in range(len(messages) - 1, -1, -1):
         if messages[k].get("role") != "user":
             continue
@@ -70,11 +76,17 @@ def answer_for(body: dict, scripts: dict[str, list]) -> tuple[str, list[dict] | 
         if run is None:
             continue
         turn = sum(1 for m in messages[k + 1:] if m.get("role") == "assistant")
-        script = scripts.get(run, [])
-        if turn < len(script):
-            return "call", script[turn]
-        return "done", DONE_TEXT
-    return "done", DONE_TEXT
+        return _turn(scripts.get(run, []), turn, run, progress)
+    if current in scripts and any(m.get("role") == "tool" for m in messages):  # summarised away
+        return _turn(scripts[current], progress.get(current, 0), current, progress)
+    return "done", DONE_TEXT, -1
+
+
+def _turn(script: list, turn: int, run: str, progress: dict[str, int]) -> tuple[str, list[dict] | str, int]:
+    progress[run] = turn + 1
+    if turn < len(script):
+        return "call", script[turn], turn
+    return "done", DONE_TEXT, turn
 
 
 class FakeQwenChat(ThreadingHTTPServer):
@@ -89,6 +101,10 @@ class FakeQwenChat(ThreadingHTTPServer):
         self.prompt_tokens = 100
         self.label = ""
         self.scripts: dict[str, list] = {}
+        # (run, turn) -> the prompt tokens that answer reports: past Qwen's auto-compaction
+        # threshold (167,000 of its 200,000 default window), Qwen compresses before its next request
+        self.spikes: dict[tuple[str, int], int] = {}
+        self.progress: dict[str, int] = {}
 
     def set_script(self, label: str, turns: list) -> None:
         """The turns of run *label*; requests are recorded under that label from now on."""
@@ -144,14 +160,15 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._json({"error": {"message": f"no route {self.path}"}}, 404)
             return
-        kind, answer = answer_for(body, self.server.scripts)
+        with self.server._lock:
+            kind, answer, turn = answer_for(body, self.server.scripts, self.server.label, self.server.progress)
         self.server.record(kind, body, answer)
         if kind == "compress":  # a long history summarised small: Qwen counts it as a saving
             usage = {"prompt_tokens": max(self.server.prompt_tokens, 50_000), "completion_tokens": 60,
                      "total_tokens": max(self.server.prompt_tokens, 50_000) + 60}
         else:
-            usage = {"prompt_tokens": self.server.prompt_tokens, "completion_tokens": 10,
-                     "total_tokens": self.server.prompt_tokens + 10}
+            tokens = self.server.spikes.get((self.server.label, turn), self.server.prompt_tokens)
+            usage = {"prompt_tokens": tokens, "completion_tokens": 10, "total_tokens": tokens + 10}
         chunks = _chunks(answer, body.get("model", "fake-model"), usage)
         if body.get("stream"):
             data = ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode()

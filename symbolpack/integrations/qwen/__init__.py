@@ -14,7 +14,7 @@ qwen-hook NAME`) with the payload on stdin (`runner.py`).
 | `settings.py` | what install writes into Qwen's settings and takes out again, byte for byte |
 | `doctor.py` | Qwen's part of `tldrs doctor`: what is installed, each hook run on a probe |
 
-The design rule (ARCHITECTURE.md, "Qwen Code"): Qwen refuses to edit a file its own
+The design rule (`hooks.py` says it in full): Qwen refuses to edit a file its own
 `read_file` did not read in the running process, or that changed since it read or
 wrote it. A `PreToolUse` deny replaces the read's result with symbolpack's answer but
 runs no `read_file`, so it is given only where Qwen's entry for the file is fresh and

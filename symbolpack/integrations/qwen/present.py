@@ -20,7 +20,6 @@ import os
 
 from ...base.workspace import sha256_hex
 
-CLEARED = "[Old tool result content cleared]"
 # Qwen 0.24.4's COMPACTABLE_TOOLS: the results its microcompaction may blank
 COMPACTABLE = frozenset(("read_file", "run_shell_command", "grep_search", "glob", "web_fetch", "web_search",
                          "read_mcp_resource", "edit", "write_file", "skill"))

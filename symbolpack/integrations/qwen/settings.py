@@ -123,9 +123,21 @@ class QwenSettings:
             raise SymbolpackError(f"{self.path}: \"hooks\" is not an object; fix it by hand")
         return hooks
 
+    def _check(self, data: dict) -> None:
+        """The shapes symbolpack edits, or one error naming what is not."""
+        hooks = data.get("hooks")
+        if hooks is None:
+            return
+        if not isinstance(hooks, dict):
+            raise SymbolpackError(f"{self.path}: \"hooks\" is not an object; fix it by hand")
+        for event, groups in hooks.items():
+            if event in {e for e, _, _ in QWEN_HOOKS} and not isinstance(groups, list):
+                raise SymbolpackError(f"{self.path}: hooks.{event} is not a list; fix it by hand")
+
     def add(self, text: str, tldrs: str) -> Edit:
         start = new = text if text.strip() else "{}\n"
         current = self.parse(new)
+        self._check(current)
         stripped = self._strip(current)
         wanted = groups_for(tldrs)
         if self._with(stripped, wanted) == current:
@@ -160,6 +172,7 @@ class QwenSettings:
 
     def remove(self, text: str, created: tuple[str, ...] = ()) -> Edit:
         root = self._root(text)
+        self._check(root.value)
         hooks = self._hooks(root)
         if hooks is None:
             return Edit(text)

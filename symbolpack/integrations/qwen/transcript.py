@@ -42,6 +42,7 @@ CACHE_VERSION = 1
 POLL_SECONDS = 2.0
 POLL_INTERVAL = 0.01
 BARRIERS = ("chat_compression", "rewind")
+CLEARED = "[Old tool result content cleared]"  # what Qwen's microcompaction leaves of a result
 _LINK = re.compile(rb'"uuid": ?"([^"]+)", ?"parentUuid": ?(null|"([^"]*)")')
 _SKIP = (b'"subtype": "ui_telemetry"', b'"subtype":"ui_telemetry"', b'"subtype": "attribution_snapshot"',
          b'"subtype":"attribution_snapshot"')
@@ -132,9 +133,9 @@ class Transcript:
         if not isinstance(raw, dict) or not isinstance(raw.get("uuid"), str):
             return
         parent = raw.get("parentUuid")
-        kind = raw.get("type")
+        kind = str(raw.get("type"))
         if kind == "system":
-            kind = raw.get("subtype") if raw.get("subtype") in (*BARRIERS, "slash_command") else "other"
+            kind = str(raw.get("subtype")) if raw.get("subtype") in (*BARRIERS, "slash_command") else "other"
         elif kind not in ("user", "assistant", "tool_result"):
             kind = "other"
         rec = Record(parent if isinstance(parent, str) else None, pos, kind, _when(raw.get("timestamp")))
@@ -198,8 +199,6 @@ def _result(resp: dict) -> tuple:
     else:
         output = response.get("output")
         text, is_error = (output if isinstance(output, str) else json.dumps(output)), False
-    from .present import CLEARED
-
     return resp["id"], str(resp.get("name")), digest(text), is_error, len(text), text.strip() == CLEARED
 
 
