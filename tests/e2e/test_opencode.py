@@ -11,7 +11,8 @@ closed port: nothing is fetched at run time.
 
 The scenario (`play`): first read, re-read, an outside change, a drill-in (a range), the
 model's own edit and a re-read, two edits of one file in one message (OpenCode runs them
-concurrently: neither is kept), a reverted message (OpenCode restores the file too), a
+concurrently: neither is kept), a reverted message (OpenCode restores the file too), the
+revert undone and done again, a
 write and its re-read, a read and an edit of one file in one message (both orders: the
 guard that keeps neither is what stops a stale diff, a mutant without it fails here), an
 edit of a file never read (OpenCode 1.18.33 does not refuse it) and its first read with
@@ -307,8 +308,16 @@ def play(lab: Lab) -> dict[str, str]:
     ask(first_edit, second_edit)
     lab.note_version()
     ask(call("after-edit-pair", "read", filePath="ledger.py"))
-    # revert the message of the two edits: out of the context, and OpenCode restores the file
+    # revert the message of the two edits: out of the context, and OpenCode restores the file;
+    # undone (unrevert) it is all back; reverted again, a prompt makes it final
+    paired = (lab.proj / "ledger.py").read_text()
     pair_message = lab.user_messages()[-2]
+    lab.http("POST", f"/session/{lab.sid}/revert", {"messageID": pair_message})
+    assert (lab.proj / "ledger.py").read_text() == text
+    lab.http("POST", f"/session/{lab.sid}/unrevert")
+    assert (lab.proj / "ledger.py").read_text() == paired
+    ask(call("after-unrevert", "read", filePath="ledger.py"))
+    pair_message = lab.user_messages()[-3]
     lab.http("POST", f"/session/{lab.sid}/revert", {"messageID": pair_message})
     assert (lab.proj / "ledger.py").read_text() == text
     ask(call("after-revert", "read", filePath="ledger.py"))
@@ -556,6 +565,7 @@ def test_opencode_with_symbolpack_answers_only_from_what_the_model_holds(opencod
         "own-edit": "delta",           # its copy is its earlier copy with its edit applied: the lines
                                        # it wrote are shown as they are now
         "after-edit-pair": "skeleton",  # two concurrent edits of the file, neither kept: a first read
+        "after-unrevert": "unchanged",  # the reverted messages came back: the skeleton after the pair
         "after-revert": "unchanged",   # the reverted message left the context and its edits the file
         "after-write": "unchanged",    # it wrote the file whole
         "after-read-and-edit": "full",  # a read and an edit of it ran at once: a first read
