@@ -122,6 +122,22 @@
     ])
   (#eq? @_prototype "prototype")) @definition.method
 
+; res.send = function send(body) {}: method res.send (Express and many CommonJS
+; modules define an object's methods this way, at the top level of the module)
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression
+        object: (identifier) @scope
+        property: (property_identifier) @name)
+      right: [
+        (arrow_function body: (_) @body)
+        (function_expression body: (statement_block) @body)
+        (generator_function body: (statement_block) @body)
+      ])) @definition.method
+  (#not-eq? @scope "exports")
+  (#not-eq? @scope "module"))
+
 ; ---------------------------------------------------------------- class members
 
 (class_body

@@ -150,4 +150,4 @@ def test_the_cli_takes_the_front_end_and_refuses_an_unknown_one(app_repo):
     assert bad.returncode == 2 and "invalid choice: 'vim'" in bad.stderr and "Traceback" not in bad.stderr
     with pytest.raises(ValueError, match="unknown front end 'vim'"):
         hints_for("vim")
-    assert set(FRONTS) == {"cli", "mcp", "claude", "pi", "chibi", "opencode"}
+    assert set(FRONTS) == {"cli", "mcp", "claude", "pi", "chibi", "opencode", "qwen"}

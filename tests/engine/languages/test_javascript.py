@@ -102,3 +102,42 @@ def test_javascript_jsx_components_are_calls():
     )
     assert [(r.local_id, r.kind, r.lines, r.body) for r in records] == [("App", "function", (1, 6), (2, 5))]
     assert {(r.name, r.line) for r in refs} == {("Layout", 2), ("Button", 3)}
+
+
+def test_methods_assigned_to_an_object_at_the_top_level_are_symbols():
+    """Express's `res.send = function send(body) {...}`: a method res.send, found by
+    name (a drill-in by symbol), its body elided in a skeleton; exports.x and
+    module.exports keep their own meaning, and an assignment inside a function is not
+    a definition of the module."""
+    source = """
+var res = Object.create(http.ServerResponse.prototype);
+
+res.status = function status(code) {
+  this.statusCode = code;
+  return this;
+};
+
+res.json = (obj) => {
+  return this.send(JSON.stringify(obj));
+};
+
+exports.helper = function () {
+  return 1;
+};
+
+module.exports = function createApplication() {
+  return {};
+};
+
+function setup(app) {
+  app.handler = function () {
+    return 2;
+  };
+}
+"""
+    assert symbols_of(source, "javascript") == [
+        ("res.status", "method", (3, 6), (4, 5)),
+        ("res.json", "method", (8, 10), (9, 9)),
+        ("helper", "function", (12, 14), (13, 13)),
+        ("setup", "function", (20, 24), (21, 23)),
+    ]
