@@ -171,7 +171,10 @@ def cmd_read(args) -> int:
         print(f"{PROG}: note: {NO_SESSION}, or run it from a terminal; without one, every read is the "
               f"whole file (no skeleton, no [UNCHANGED], nothing remembered)", file=sys.stderr)
     try:
-        present = present_ids(args.present)
+        known = present_ids(args.known)
+        if known is not None and args.present is not None:
+            raise _user_error("--known and --present are two ways to name what the model holds: give one")
+        present = present_ids(args.present) if known is None else frozenset(known)
         result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit, symbol=args.symbol,
                            force_full=args.full, policy=policy, confirm=False, answer_id=args.answer_id,
                            present=present, front=args.front)
@@ -179,6 +182,10 @@ def cmd_read(args) -> int:
             _emit_json(result.response)
         else:
             text = result.response["text"]
+            if known is not None:  # the model passes ids back: the answer names its own
+                from ..reads.hints import with_answer_id
+
+                text = with_answer_id(text, result.response, result.response.get("path"), bool(known), args.front)
             sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
         sys.stdout.flush()  # raises if the reader is gone: then the answer stays uncommitted
         result.commit()
@@ -203,6 +210,9 @@ _READ_OPTIONS = (
     (("--present",), "present", str, None, "IDS",
      "comma-separated ids of the answers still in the model's context, oldest first: answer against "
      "exactly what they gave it ('' for none)"),
+    (("--known",), "known", str, None, "IDS",
+     "the ids of earlier answers the model still sees, comma-separated, in any order (as MCP's known): the "
+     "answer leans only on them and ends with its own id"),
     (("--front",), "front", ("cli", "mcp", "claude", "pi", "opencode"), "cli", None,
      "whose words markers and errors use: this CLI's flags (default), or the read tool's parameters "
      "of an MCP client, Claude Code, pi or OpenCode"),

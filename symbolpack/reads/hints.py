@@ -62,6 +62,10 @@ class Hints:
         paths = " ".join(shell_word(p) for p in dict.fromkeys(p for p in (old_path, path) if p))
         return f"git diff {' '.join(shell_word(r) for r in revs)} -- {paths}"
 
+    def pass_back(self, ident: str) -> str:
+        """How a re-read names an earlier answer the model still sees (`known` ids)."""
+        return f"--known {ident}"
+
     def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
         """What lists the changed files a pack could only count."""
         see = "git diff --stat " + " ".join(shell_word(r) for r in revs)
@@ -108,6 +112,9 @@ class ToolHints(Hints):
 
 
 class McpHints(ToolHints):
+    def pass_back(self, ident: str) -> str:
+        return f'known=["{ident}"]'
+
     """symbolpack's MCP tools: `read_file(path, offset, limit, symbol)`, `diff_context(budget)`."""
 
     name = "mcp"
@@ -206,3 +213,19 @@ def hints_for(front: str | Hints | None) -> Hints:
         return FRONTS[front]
     except KeyError:
         raise ValueError(f"unknown front end {front!r} (one of: {', '.join(FRONTS)})") from None
+
+
+def with_answer_id(text: str, response: dict, path: str | None, knew: bool, front: str | Hints | None = None) -> str:
+    """*text* ending with the line that names its answer for a model that passes ids
+    back (MCP's `known`, `tldrs read --known`): `[answer ID]`, with `; relies on ...`
+    the answers it vouches from. The first answer about a file (*knew* false) says how
+    to pass the id back. An answer kept under no id is left as it is."""
+    ident = response.get("answer_id")
+    if not ident:
+        return text
+    leans = response.get("leans_on") or []
+    line = f"[answer {ident}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
+    if not knew and path:
+        line += (f" To read {path} again, pass {hints_for(front).pass_back(ident)} (and the ids of later answers "
+                 f"about it you still see).")
+    return f"{text.rstrip(chr(10))}\n{line}"

@@ -34,11 +34,12 @@ def add_ab_parser(subparsers) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="ab_command", required=True)
     s = sub.add_parser("setup", help="a run directory for one agent in one arm")
     s.add_argument("episode")
-    s.add_argument("arm", choices=("plain", "symbolpack"))
+    s.add_argument("arm", choices=("plain", "symbolpack", "mcp"),
+                   help="plain reads; symbolpack as Claude Code's hooks answer; symbolpack as an MCP client gets it")
     s.add_argument("rundir")
     s.add_argument("--mirrors", metavar="DIR", default=None,
                    help="folder of clones named owner+name (default: $SYMBOLPACK_MIRRORS)")
-    s.add_argument("--tldrs", metavar="CMD", default=None, help="how the symbolpack arm runs tldrs (default: this one)")
+    s.add_argument("--tldrs", metavar="CMD", default=None, help="how the symbolpack and mcp arms run tldrs (default: this one)")
     s.add_argument("--without", action="append", default=[], choices=("grep",),
                    help="a tool the agent does not get (an agent that can only read)")
     s = sub.add_parser("prompt", help="the prompt for a run's agent")

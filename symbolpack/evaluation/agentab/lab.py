@@ -28,7 +28,7 @@ from pathlib import Path
 from ...base.errors import UsageError
 from .episode import Episode, load_episode, resolve_repository
 
-ARMS = ("plain", "symbolpack")
+ARMS = ("plain", "symbolpack", "mcp")  # mcp: symbolpack as an MCP client gets it, ids passed back by the model
 SESSION_ID = "lab"
 READ_DEFAULT_LIMIT = 2000
 GREP_MAX_LINES = 80
@@ -47,9 +47,7 @@ Do every action through {lab}: do not open, list, search or change anything unde
 
 Commands:
   {lab} next                             show the next step's tasks
-  {lab} read FILE [--offset N] [--limit N]
-        read a file (line numbers on the left; offset: first line, 1-based; limit: number of lines)
-{grep_line}  {lab} ls [DIR]                         list files
+{read_lines}{grep_line}  {lab} ls [DIR]                         list files
   {lab} edit FILE <<'END'                replace exact text; each OLD text must occur exactly once
 <<<<<<< OLD
 old text
@@ -105,6 +103,23 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 
 GREP_LINE = "  {lab} grep PATTERN [PATH]              search the repository (extended regular expression)\n"
+PLAIN_READ_LINES = """  {lab} read FILE [--offset N] [--limit N]
+        read a file (line numbers on the left; offset: first line, 1-based; limit: number of lines)
+"""
+# The mcp arm's read is MCP's read_file: its arguments as one JSON object, its answers
+# those of `tldrs mcp` (an id line the model passes back in `known`), its description
+# in the words an MCP client shows for that tool.
+MCP_READ_LINES = """  {lab} read 'JSON'                      the tool read_file; its arguments as one JSON object:
+        path (required; repository-relative), offset (first line, 1-based), limit (number of
+        lines), symbol (one symbol to read whole: a name or Class.method), known (a list of ids)
+        e.g. {lab} read '{{"path": "src/app.py", "offset": 10, "limit": 40}}'
+        A large file's first read is a [SKELETON]: hidden runs are marked `... A-B elided:
+        symbol="NAME"` (or `offset=A, limit=N`); read one with those arguments. Every answer
+        ends with its id, `[answer ID]`. When you read a file again, pass known=[...] with the
+        ids of the earlier answers about it you can still see: you then get [UNCHANGED] (as
+        those answers showed it), [DELTA] (only what changed; `... A-B unchanged (were X-Y)` are
+        their lines X-Y, now at A-B) or [DIFF]. Without known ids you get the file again.
+"""
 OPTIONAL_TOOLS = ("grep",)
 
 
@@ -112,7 +127,8 @@ def prompt_for(run: Path) -> str:
     run = run.resolve()
     state = json.loads((run / "state.json").read_text(encoding="utf-8")) if (run / "state.json").is_file() else {}
     grep_line = GREP_LINE.format(lab=run / "lab") if "grep" not in state.get("without", ()) else ""
-    return PROMPT.format(lab=run / "lab", run=run, grep_line=grep_line)
+    read_lines = (MCP_READ_LINES if state.get("arm") == "mcp" else PLAIN_READ_LINES).format(lab=run / "lab")
+    return PROMPT.format(lab=run / "lab", run=run, grep_line=grep_line, read_lines=read_lines)
 
 
 def setup(episode_path: str, arm: str, run: str, mirrors: str | None = None, tldrs: str | None = None,
@@ -288,6 +304,8 @@ class Run:
         return "\n".join(lines) + "\n", fields
 
     def read(self, args: list[str]) -> tuple[str, dict]:
+        if self.state["arm"] == "mcp":
+            return self.read_mcp(args)
         usage = "usage: lab read FILE [--offset N] [--limit N]\n", {"usage": True}
         path = None
         numbers: dict[str, int | None] = {"--offset": None, "--limit": None}
@@ -356,6 +374,36 @@ class Run:
         self.save()
         out = r.stdout if r.returncode == 0 else r.stdout + r.stderr
         return out, {"answer_id": answer_id, "rc": r.returncode}
+
+    def read_mcp(self, args: list[str]) -> tuple[str, dict]:
+        """MCP's read_file: one JSON object of arguments; `tldrs read --front mcp --known`
+        answers exactly as `tldrs mcp` does (the id line included)."""
+        usage = ("usage: lab read '{\"path\": FILE, \"offset\": N, \"limit\": N, \"symbol\": NAME, "
+                 "\"known\": [IDS]}'\n"), {"usage": True}
+        try:
+            given = json.loads(" ".join(args)) if args else None
+        except ValueError as exc:
+            return f"read_file: the arguments are not a JSON object ({exc})\n", {"usage": True}
+        if not isinstance(given, dict) or not isinstance(given.get("path"), str):
+            return usage
+        wrong = sorted(set(given) - {"path", "offset", "limit", "symbol", "known"})
+        if wrong:
+            return f'read_file: unknown argument "{wrong[0]}"; it takes path, offset, limit, symbol, known\n', \
+                {"usage": True}
+        known = given.get("known") or []
+        if not isinstance(known, list) or not all(isinstance(k, str) and "," not in k for k in known):
+            return 'read_file: argument "known" must be a list of ids\n', {"usage": True}
+        rel = self.inside(given["path"])
+        if rel is None:
+            return f"read_file: {given['path']} is outside the workspace\n", {"error": True}
+        cmd = ["read", rel, "--front", "mcp", "--session-id", SESSION_ID, "--known", ",".join(known)]
+        for name in ("offset", "limit", "symbol"):
+            if given.get(name) is not None:
+                cmd += [f"--{name}", str(given[name])]
+        self.state["reads"] += 1
+        self.save()
+        r = self._tldrs(*cmd)
+        return (r.stdout if r.returncode == 0 else r.stdout + r.stderr), {"rc": r.returncode, "known": known}
 
     def grep(self, args: list[str]) -> tuple[str, dict]:
         if not 1 <= len(args) <= 2:

@@ -352,13 +352,14 @@ class SymbolpackTools:
     def _read_file(self, path: str, offset: int | None, limit: int | None, symbol: str | None,
                    known: list[str] | None, session_id: str | None) -> ToolAnswer:
         from ...api import operations
+        from ...reads.hints import with_answer_id
 
         session, target = self._session(session_id), self._path(path)
         result = self._run(lambda ws: operations.read_file(ws, target, session, offset=offset, limit=limit,
                                                            symbol=symbol, confirm=False, front=FRONT,
                                                            present=frozenset(known or ())))
         response = result.response
-        return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known)),
+        return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known), FRONT),
                           commit=result.commit)
 
     def _context(self, entry: str, depth: int, budget: int | None, known: list[str] | None,
@@ -401,22 +402,10 @@ class SymbolpackTools:
 def _pack_answer(result: Any, knew: bool) -> ToolAnswer:
     text = result["text"] if isinstance(result, dict) and "text" in result else json.dumps(result)
     if isinstance(result, dict):
-        text = with_answer_id(text, result, None, knew)
+        from ...reads.hints import with_answer_id
+
+        text = with_answer_id(text, result, None, knew, FRONT)
     return ToolAnswer(text, commit=getattr(result, "commit", None))
-
-
-def with_answer_id(text: str, response: Any, path: str | None, knew: bool) -> str:
-    """*text* with the id the model passes back (`known`) on its last line, and the
-    answers it relies on; an answer kept under no id (a passthrough, nothing to show)
-    is left as it is. The first answer about a file (*knew* false) says how to use it."""
-    ident = response.get("answer_id")
-    if not ident:
-        return text
-    leans = response.get("leans_on") or []
-    line = f"[answer {ident}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
-    if not knew and path:
-        line += f' To read {path} again, pass known=["{ident}"] (and the ids of later answers about it you still see).'
-    return f"{text.rstrip(chr(10))}\n{line}"
 
 
 def _search(ws: Workspace, query: str, limit: int) -> str:

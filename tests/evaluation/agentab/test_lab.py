@@ -107,6 +107,36 @@ def test_the_symbolpack_arm_answers_with_tldrs_against_every_earlier_answer(epis
     assert state["answer_ids"] == ["r1", "r2", "e1", "r3"]  # the present set of the next read
 
 
+def test_the_mcp_arm_is_read_file_with_the_ids_the_model_passes_back(episode, tmp_path):
+    """The mcp arm's agent calls read_file with JSON arguments and gets `tldrs mcp`'s
+    answers: an id line to pass back; a re-read leans only on the ids it passes; its own
+    edits are not kept (an MCP server is not told of them)."""
+    run = setup(str(episode), "mcp", str(tmp_path / "run"))
+    prompt = lab.prompt_for(run)
+    assert "read 'JSON'" in prompt and "known=[...]" in prompt and "read FILE [--offset N]" not in prompt
+    first = run_command(run, ["read", '{"path": "app.py"}'])
+    assert first.startswith("[SKELETON] app.py: 480 lines.") and 'elided: symbol="f0"' in first
+    ident = first.rstrip("\n").rsplit("[answer ", 1)[1].split("]")[0]
+    assert first.rstrip("\n").endswith(f'[answer {ident}] To read app.py again, pass known=["{ident}"] (and the '
+                                       f'ids of later answers about it you still see).')
+    again = run_command(run, ["read", json.dumps({"path": "app.py", "known": [ident]})])
+    assert again.startswith("[UNCHANGED] app.py") and again.rstrip("\n").endswith(f"; relies on {ident}]")
+    forgot = run_command(run, ["read", '{"path": "app.py"}'])
+    assert forgot.startswith("[SKELETON] app.py")  # no ids: the text again
+    run_command(run, ["edit", "app.py"], "<<<<<<< OLD\ndef f1(x):\n=======\ndef f1(x, extra=0):\n>>>>>>> NEW\n")
+    after = run_command(run, ["read", json.dumps({"path": "app.py", "known": [ident]})])
+    assert after.startswith("[DELTA] app.py") and "     9\tdef f1(x, extra=0):" in after
+    drill = run_command(run, ["read", '{"path": "app.py", "symbol": "f3"}'])
+    assert "    25\tdef f3(x):" in drill
+    assert run_command(run, ["read", "app.py"]).startswith("read_file: the arguments are not a JSON object")
+    assert run_command(run, ["read", '{"path": "app.py", "known": "x"}']) == \
+        'read_file: argument "known" must be a list of ids\n'
+    assert run_command(run, ["read", '{"path": "app.py", "offest": 3}']).startswith(
+        'read_file: unknown argument "offest"')
+    assert [r.get("known") for r in log(run) if r["command"] == "read"][:3] == [[], [ident], []]
+    assert "edits" not in [r for r in log(run) if r["command"] == "edit"][0].get("tldrs", "")
+
+
 def test_edits_are_claude_codes_edit_all_or_nothing(episode, tmp_path):
     run = setup(str(episode), "plain", str(tmp_path / "run"))
     missing = run_command(run, ["edit", "app.py"], "<<<<<<< OLD\nnot there\n=======\nx\n>>>>>>> NEW\n")
