@@ -35,11 +35,19 @@ def _ratio(a: float, b: float) -> float | None:
 
 
 def ab_report(graded: list[dict]) -> dict:
-    """One summary per setting (the tools the agents had): runs of different settings are
-    never compared with each other."""
-    settings = sorted({r.get("setting", "all tools") for r in graded})
-    return {setting: ab_summary([r for r in graded if r.get("setting", "all tools") == setting])
-            for setting in settings}
+    """One summary per setting (the tools the agents had) and per symbolpack arm (as
+    Claude Code's hooks answer, or over MCP): runs of different settings are never
+    compared with each other; each symbolpack arm is compared with the plain runs of
+    its setting, under the arm name `symbolpack`."""
+    out: dict[str, dict] = {}
+    for setting in sorted({r.get("setting", "all tools") for r in graded}):
+        mine = [r for r in graded if r.get("setting", "all tools") == setting]
+        plain = [r for r in mine if r["arm"] == "plain"]
+        treated = sorted({r["arm"] for r in mine} - {"plain"}) or ["symbolpack"]
+        for arm in treated:
+            label = setting if arm == "symbolpack" else f"{setting}; symbolpack over MCP (read_file, known ids)"
+            out[label] = ab_summary(plain + [{**r, "arm": "symbolpack"} for r in mine if r["arm"] == arm])
+    return out
 
 
 def format_report(report: dict) -> str:

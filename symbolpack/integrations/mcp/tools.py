@@ -64,6 +64,7 @@ What comes back:
 - [DELTA] on a re-read after a change: only changed symbols are shown; spans marked
   `... A-B unchanged (were X-Y)` are the lines X-Y of your known answers, now at A-B.
 - [DIFF]: a unified diff from what your known answers showed to the file now.
+- A range (offset/limit) or a symbol always comes back whole, as it is now.
 To find code by name use search_symbols; for a task-sized slice of the code around a
 symbol use context(entry); to review uncommitted changes use diff_context(). Pass them
 known=[...] too (every answer id you still see): code you hold comes back as stubs.
@@ -77,7 +78,8 @@ arguments to see one whole. Each answer ends with `[answer ID]`. Re-reading? Pas
 known=[ids of earlier answers about this file you still see in full]: then [UNCHANGED]
 (identical to what those answers showed), [DELTA] (only changed symbols; `... A-B unchanged`
 spans are as those answers showed them) or [DIFF] (against them). No known ids: the file
-again, as on a first read. Lines appear as `   NN<TAB>text`."""
+again, as on a first read. A range or a symbol always comes back whole, as it is now,
+known ids or not. Lines appear as `   NN<TAB>text`."""
 
 KNOWN_DOC = ("ids of earlier symbolpack answers (their `[answer ID]` line) that you can still see in full in "
              "this conversation; answers lean only on these. Leave out any you cannot see")
