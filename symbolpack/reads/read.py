@@ -247,7 +247,7 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     # lines a range already gave are shown where the skeleton would hide them: a marker
     # `unchanged` there was read by real models as text withheld (they read the whole file
     # again by ranges), and `elided` over lines they were given would contradict them
-    held = _held_mask(copy, current, load) if copy.runs else None
+    held = _read_before_mask(copy, current, load) if copy.runs else None
     if current.symbols is not None:
         segments, notes = plan(current.lines, current.symbols, target, policy.elide_min_lines,
                                _is_test_path(request.path))
@@ -312,6 +312,31 @@ def _held_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
     texts, known = copy.texts(load, total)
     return [False] + [known[n] and texts[n] == lines[n - 1] and not copy.uncertain(n, n)
                       for n in range(1, total + 1)]
+
+
+def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
+    """Per line of the file: is it in a part the agent has read before -- held as it is
+    now at that number, or the current text of lines it holds in an older version (moved
+    or changed since; its own edit, a teammate's)? A first whole read shows those whole:
+    a skeleton that hid the very lines a model had read and then edited was re-read by
+    symbol (measured with real models over MCP). Showing the file's text is never wrong;
+    it only costs what those lines cost."""
+    from ..base.linediff import opcodes
+
+    mask = _held_mask(copy, current, load)
+    texts, known = copy.texts(load)
+    old = [texts[n] if known[n] else None for n in range(1, len(texts))]
+    lines = current.lines
+    for tag, i1, i2, j1, j2 in opcodes(old, lines):
+        if tag == "equal":
+            for k in range(i2 - i1):
+                if known[i1 + k + 1]:
+                    mask[j1 + k + 1] = True
+        elif tag == "replace" and all(known[i1 + 1:i2 + 1]) or \
+                tag == "insert" and 0 < i1 < len(old) and known[i1] and known[i1 + 1]:
+            for n in range(j1 + 1, j2 + 1):  # lines it read, changed, or lines added inside them
+                mask[n] = True
+    return mask
 
 
 def _shown_where_held(segments, held: Sequence[bool]) -> list[Segment]:

@@ -391,6 +391,33 @@ def test_a_first_whole_read_shows_what_a_range_already_gave():
     assert not [e for e in agent.copy.hidden_runs() if e[2] == "m.py:python:f1"]
 
 
+def test_a_first_whole_read_shows_the_parts_read_before_as_they_are_now():
+    """The agent read f1 by range, then f1 changed (its own edit, a teammate's) and a
+    line was added above it: a first whole read shows f1 whole, as it is now -- its
+    changed line and its moved lines -- not a marker over the very lines the model was
+    working on (real models re-read them by symbol), and still hides what it never read.
+    (Bodies of distinct lines, as real code has: where every body is the same lines,
+    an alignment may place the read part in another body -- more lines shown, none wrong.)"""
+    lines = [line.replace(" + ", f" * {k} + ") if line.startswith("    y") else line
+             for k, line in zip([n // 23 for n in range(len(py_lines()))], py_lines())]
+    cur = current(lines)
+    f1 = [s for s in cur.symbols if s.qualname == "f1"][0]
+    agent = Agent()
+    agent.read(cur, ReadRequest("m.py", offset=f1.lines[0], limit=f1.lines[1] - f1.lines[0] + 1))
+    changed = list(lines)
+    changed[f1.body[0]] = changed[f1.body[0]] + "  # edited"
+    changed.insert(0, "# a new first line")
+    now = current(changed)
+    r = agent.read(now)
+    assert r["mode"] == "skeleton"
+    g1 = [s for s in now.symbols if s.qualname == "f1"][0]
+    shown = {n for s in r["segments"] if s["kind"] == "shown" for n in range(s["start"], s["end"] + 1)}
+    assert set(range(g1.lines[0], g1.lines[1] + 1)) <= shown
+    assert f"{g1.body[0] + 1:>6}\t{changed[g1.body[0]]}" in r["text"]
+    assert [s["symbol"] for s in r["segments"] if s["kind"] == "elided"] == [
+        "m.py:python:f0", "m.py:python:f2", "m.py:python:f3"]
+
+
 def test_a_body_the_copy_has_no_record_of_is_shown_not_named():
     """Found by the property test: after a refresh, a range gave the lines up to f1's
     header; a whole-file read must send the bodies past it (gaps, not elided bodies)."""
