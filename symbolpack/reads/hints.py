@@ -224,7 +224,10 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     if not ident:
         return text
     leans = response.get("leans_on") or []
-    line = f"[answer {ident}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
+    scope = response.get("scope")
+    # a range always comes back whole: say so, or a model that passed ids expects a marker
+    what = f": lines {scope['start']}-{scope['end']}, as they are now" if scope and response.get("mode") == "range" else ""
+    line = f"[answer {ident}{what}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
     if not knew and path:
         line += (f" To read {path} again, pass {hints_for(front).pass_back(ident)} (and the ids of later answers "
                  f"about it you still see).")

@@ -69,7 +69,7 @@ def test_the_inspector_lists_six_read_only_tools(inspector, project, tmp_path):
 def answer_id(text: str) -> str:
     last = text.splitlines()[-1]
     assert last.startswith("[answer "), text
-    return last[len("[answer "):].split("]")[0].split(";")[0]
+    return last[len("[answer "):].split("]")[0].split(";")[0].split(":")[0]
 
 
 def test_re_reads_lean_only_on_the_known_ids_passed(inspector, project, tmp_path):

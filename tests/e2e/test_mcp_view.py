@@ -54,3 +54,9 @@ def test_each_rule_fails():
     partial = answer({"path": "a.py", "offset": 9, "limit": 2}, rows(FILE[8:], 9), "r2")
     assert any("does not hold" in p for p in mcp_view.judge([partial, answer(WHOLE, UNCHANGED.replace(
         "[UNCHANGED]", "[DELTA]") + "\n... 1-2 unchanged (were 1-2)", "d2", ("r2",))], FILE))
+
+
+def test_a_range_answer_s_id_line_is_read_with_its_scope():
+    text = rows(FILE[2:4], 3) + "\n[answer r4ng3idx: lines 3-4, as they are now; relies on s1]"
+    a = mcp_view.answer_of({"path": "a.py", "offset": 3, "limit": 2}, text)
+    assert (a.ident, a.relies, a.text) == ("r4ng3idx", ["s1"], rows(FILE[2:4], 3))

@@ -61,7 +61,7 @@ def answer_id(text: str) -> str:
     """The id an answer's last line gives the model to pass back in `known`."""
     last = text.splitlines()[-1]
     assert last.startswith("[answer "), text
-    return last[len("[answer "):].split("]")[0].split(";")[0]
+    return last[len("[answer "):].split("]")[0].split(";")[0].split(":")[0]
 
 
 def content(text: str) -> str:

@@ -64,7 +64,7 @@ def answer_id(text: str) -> str:
     """The id an answer's last line gives the model to pass back."""
     last = text.splitlines()[-1]
     assert last.startswith("[answer "), text
-    return last[len("[answer "):].split("]")[0].split(";")[0]
+    return last[len("[answer "):].split("]")[0].split(";")[0].split(":")[0]
 
 
 def test_the_tools_in_process(make_repo, tmp_path):
