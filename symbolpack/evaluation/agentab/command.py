@@ -60,6 +60,9 @@ def add_ab_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="order of the runs and their names")
     s.add_argument("--without", action="append", default=[], choices=("grep",),
                    help="a tool the agents do not get")
+    s.add_argument("--against", choices=("symbolpack", "mcp"), default="symbolpack",
+                   help="the arm run against plain: symbolpack as Claude Code's hooks answer (default), or "
+                        "over MCP (read_file with the ids the agent passes back)")
     p.set_defaults(func=cmd_ab)
     return p
 
@@ -82,7 +85,7 @@ def cmd_ab(args) -> int:
         report = ab_report([grade_run(_rundir(d)) for d in args.rundirs])
         sys.stdout.write(json.dumps(report, indent=1) + "\n" if args.json else format_report(report))
     else:
-        runs = _plan(args.episodes, args.rounds, Path(args.out), args.seed)
+        runs = _plan(args.episodes, args.rounds, Path(args.out), args.seed, args.against)
         for episode, arm, rundir in runs:
             setup(episode, arm, str(rundir), mirrors=args.mirrors, without=tuple(args.without))
             with open(rundir / "agent.log", "w") as log:
@@ -102,9 +105,10 @@ def _rundir(path: str) -> Path:
     return p
 
 
-def _plan(episodes: list[str], rounds: int, out: Path, seed: int) -> list[tuple[str, str, Path]]:
+def _plan(episodes: list[str], rounds: int, out: Path, seed: int,
+          against: str = "symbolpack") -> list[tuple[str, str, Path]]:
     """Every (episode, arm) `rounds` times, in a seeded order, under neutral numbered names."""
-    jobs = [(e, arm) for _ in range(rounds) for e in episodes for arm in ("plain", "symbolpack")]
+    jobs = [(e, arm) for _ in range(rounds) for e in episodes for arm in ("plain", against)]
     random.Random(seed).shuffle(jobs)
     return [(e, arm, out / f"run-{k:02d}") for k, (e, arm) in enumerate(jobs, 1)]
 

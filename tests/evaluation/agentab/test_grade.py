@@ -95,6 +95,16 @@ def test_the_report_compares_per_run_means_episode_by_episode():
     assert "cost (tokens + 0.1 x context per call)" in table and "0.50x" in table
 
 
+def test_each_symbolpack_arm_is_compared_with_the_plain_runs_of_its_setting():
+    from symbolpack.evaluation.agentab.report import ab_report
+
+    runs = [_run("a", "plain", 200), _run("a", "symbolpack", 100), _run("a", "mcp", 50)]
+    report = ab_report(runs)
+    assert sorted(report) == ["all tools", "all tools; symbolpack over MCP (read_file, known ids)"]
+    assert report["all tools"]["all"]["ratios"]["cost"] == 0.5
+    assert report["all tools; symbolpack over MCP (read_file, known ids)"]["all"]["ratios"]["cost"] == 0.25
+
+
 def test_the_repeat_free_ceiling_frees_only_lines_already_received_as_they_were():
     from symbolpack.evaluation.agentab.grade import MARKER_TOKENS, repeat_free_outputs
 
@@ -132,6 +142,13 @@ def test_tldrs_ab_run_drives_an_agent_command_in_every_run_and_reports(episode, 
     rows = {line[:36].strip(): line[36:].split() for line in out.stdout.splitlines() if line.startswith("  ")}
     assert rows["questions right"] == ["2/2", "2/2"] and rows["runs reporting confusion"] == ["0", "0"]
     assert "tiny [plain] run-0" in out.stderr and "tiny [symbolpack] run-0" in out.stderr  # a line per run as it ends
+    mcp = subprocess.run([sys.executable, "-m", "symbolpack.cli", "ab", "run", str(episode), "--agent", agent,
+                          "--out", str(tmp_path / "mcp-runs"), "--rounds", "1", "--against", "mcp"],
+                         capture_output=True, text=True)
+    assert mcp.returncode == 0, mcp.stderr
+    arms = {json.loads((tmp_path / "mcp-runs" / r / "state.json").read_text())["arm"]
+            for r in ("run-01", "run-02")}
+    assert arms == {"plain", "mcp"} and "symbolpack over MCP" in mcp.stdout
 
 
 def test_every_committed_episode_is_well_formed_and_asks_what_the_issue_asks():
