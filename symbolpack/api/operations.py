@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..base.protocol import SessionStatus
     from ..reads.read import ReadOutcome
     from ..base.settings import Settings
-    from ..reads.answers import Folded
+    from ..reads.answers import Effect, Folded
     from ..state.store import Store
     from ..engine.symbols import SymbolSlice
 
@@ -305,7 +305,7 @@ def read_file(
             session.remember_full_tokens(source.rel, source.sha256, current.counted_full_tokens)
         response = outcome.response
         if answer_id is not None or present is not None:
-            response = _keep_answer(store, source, response, answer_id, folded)
+            response = _keep_answer(store, source, response, answer_id, folded, chosen, load)
         session.record_read(response["mode"], response["tokens"], response["full_tokens"] or 0)
         for item in outcome.drill_ins:
             session.record_drill_in({"path": source.rel, **item})
@@ -343,11 +343,15 @@ def _home_of(ws: Workspace, source: Source) -> str | None:
 
 
 def _keep_answer(store: Store, source: Source, response: dict, answer_id: str | None,
-                 folded: Folded | None) -> dict:
-    """Record the answer's effect under its id; the response says so (v2)."""
+                 folded: Folded | None, chosen: Sequence[Effect] = (),
+                 load: Callable[[str], list[str] | None] | None = None) -> dict:
+    """Record the answer's effect under its id; the response says so (v2). With a present
+    set (*folded*, from the effects *chosen*), it also says which answers, this one
+    included, the model's copy now rests on (`known_next`): a model that names its
+    present set by hand (MCP's `known`) passes those next, no fewer."""
     import time
 
-    from ..reads.answers import effect_of, new_answer_id
+    from ..reads.answers import effect_of, fold, new_answer_id
 
     ident = answer_id or new_answer_id({e.id for e in store.answers(source.rel)})
     effect = effect_of(response, ident, time.time_ns())
@@ -358,6 +362,10 @@ def _keep_answer(store: Store, source: Source, response: dict, answer_id: str | 
     out = {**response, "v": 2, "answer_id": ident}
     if folded is not None:
         out["leans_on"] = folded.leaned_on(effect) if effect is not None else []
+        if effect is not None and load is not None:
+            answers = [e for e in chosen if not e.always] + [effect]
+            used = set(fold([*chosen, effect], load).source)
+            out["known_next"] = list(dict.fromkeys(e.id for e in answers if e.id in used or e is effect))
     return out
 
 

@@ -92,18 +92,16 @@ def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the reposi
 
 
 def _overload_impl(name: str, symbols: Sequence[SymbolSlice]) -> SymbolSlice | None:
-    """The implementation among same-named overloads (stubs of a few lines, then one
-    definition): the one with the largest span. Same-named definitions that are more
-    than stubs (a Rust macro defined once per `cfg`, a function redefined) are
-    ambiguous: `UsageError` naming each, so the model asks for the one it means (real
-    agents given the last of three macros re-read it by lines)."""
+    """The implementation among same-named overloads (stubs, then one definition): the
+    one with the largest span. Same-named definitions that are more than stubs (a Rust
+    macro per `cfg`, a function per platform) are not overloads: the name is the first
+    one's local id (`name`, then `name#2`, ...), as ids say; the largest of them was
+    arbitrary (real agents given the last of three macros re-read the first by lines)."""
     hits = [s for s in symbols if name in (s.qualname.split("#")[0], s.name)]
     if len(hits) > 1 and len({(s.path, s.qualname.split("#")[0]) for s in hits}) == 1:
         ordered = sorted(hits, key=lambda s: (s.lines[1] - s.lines[0], s.lines[0]))
         if all(_is_stub(s) for s in ordered[:-1]):
             return ordered[-1]
-        listing = ", ".join(f"{s.id.split(':', 2)[-1]} ({s.lines[0]}-{s.lines[1]})" for s in sorted(hits, key=lambda s: s.lines))
-        raise UsageError(f"{name!r} names {len(hits)} definitions in {hits[0].path}: {listing}; ask for one of them")
     return None
 
 

@@ -62,9 +62,9 @@ class Hints:
         paths = " ".join(shell_word(p) for p in dict.fromkeys(p for p in (old_path, path) if p))
         return f"git diff {' '.join(shell_word(r) for r in revs)} -- {paths}"
 
-    def pass_back(self, ident: str) -> str:
-        """How a re-read names an earlier answer the model still sees (`known` ids)."""
-        return f"--known {ident}"
+    def pass_back(self, *idents: str) -> str:
+        """How a re-read names earlier answers the model still sees (`known` ids)."""
+        return f"--known {','.join(idents)}"
 
     def see_changes(self, revs: tuple[str, ...], untracked: bool) -> str:
         """What lists the changed files a pack could only count."""
@@ -112,8 +112,8 @@ class ToolHints(Hints):
 
 
 class McpHints(ToolHints):
-    def pass_back(self, ident: str) -> str:
-        return f'known=["{ident}"]'
+    def pass_back(self, *idents: str) -> str:
+        return "known=[" + ", ".join(f'"{i}"' for i in idents) + "]"
 
     """symbolpack's MCP tools: `read_file(path, offset, limit, symbol)`, `diff_context(budget)`."""
 
@@ -228,7 +228,10 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     # a range always comes back whole: say so, or a model that passed ids expects a marker
     what = f": lines {scope['start']}-{scope['end']}, as they are now" if scope and response.get("mode") == "range" else ""
     line = f"[answer {ident}{what}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
+    carry = response.get("known_next") or [ident]
     if not knew and path:
         line += (f" To read {path} again, pass {hints_for(front).pass_back(ident)} (and the ids of later answers "
                  f"about it you still see).")
+    elif carry != [ident]:  # the model's copy rests on earlier answers too: they go with it
+        line += f" Next read of this file: {hints_for(front).pass_back(*carry)}"
     return f"{text.rstrip(chr(10))}\n{line}"

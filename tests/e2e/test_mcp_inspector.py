@@ -91,13 +91,13 @@ def test_re_reads_lean_only_on_the_known_ids_passed(inspector, project, tmp_path
                           f'answers about it you still see).')
     again = read(ident)
     assert again == (f"[UNCHANGED] app.py: exactly as you already have it from your earlier reads.\n"
-                     f"[answer {answer_id(again)}; relies on {ident}]")
+                     f"[answer {answer_id(again)}; relies on {ident}] Next read of this file: known=[\"{ident}\", \"{answer_id(again)}\"]")
     unknown = read("zzzz9999")
     assert unknown.startswith("[SKELETON] app.py") and "relies on" not in unknown
     compacted = read(answer_id(again))  # the summary kept the marker's id; the skeleton it points at is gone
     assert compacted.startswith("[SKELETON] app.py") and "relies on" not in compacted
     after = read(answer_id(compacted))
-    assert after.startswith("[UNCHANGED] app.py") and after.endswith(f"; relies on {answer_id(compacted)}]")
+    assert after.startswith("[UNCHANGED] app.py") and f"; relies on {answer_id(compacted)}] Next read of this file: known=" in after
 
 
 @pytest.mark.parametrize("args,expected", [

@@ -33,18 +33,18 @@ def test_a_name_shared_by_overloads_names_the_implementation():
     assert resolve("A.f#2", syms).lines == (6, 7)  # an explicit local id still picks that one
 
 
-def test_a_name_defined_several_times_is_ambiguous_with_each_named(make_repo):
+def test_a_name_defined_several_times_names_the_first_as_its_local_id_says(make_repo):
     """Not overloads: a definition per platform (Rust's macro per `cfg`), each whole.
-    Asking for the name lists them; asking for one by its local id reads it."""
+    The name is the first one's local id (the largest was an arbitrary pick); the
+    next is `name#2`."""
     source = ["import sys", "", "if sys.platform == 'win32':", "    def home():", "        import os",
-              "        return os.environ['USERPROFILE']", "else:", "    def home():", "        import os",
-              "        return os.environ['HOME']"]
+              "        return os.environ['USERPROFILE']", "else:", "    def home():",
+              "        import os", "        # the longer one", "        return os.environ['HOME']"]
     root = make_repo({"m.py": "\n".join(source) + "\n"})
-    asked = tldrs(root, "read", "m.py", "--symbol", "home", "--session-id", "s")
-    assert asked.returncode != 0
-    assert "'home' names 2 definitions in m.py: home (4-6), home#2 (8-10); ask for one of them" in asked.stderr
+    first = tldrs(root, "read", "m.py", "--symbol", "home", "--session-id", "s", check=True).stdout
+    assert "USERPROFILE" in first and "'HOME'" not in first
     second = tldrs(root, "read", "m.py", "--symbol", "home#2", "--session-id", "s", check=True).stdout
-    assert "HOME" in second and "USERPROFILE" not in second
+    assert "'HOME'" in second and "USERPROFILE" not in second
 
 
 def test_read_and_context_pick_the_same_symbol(make_repo):

@@ -104,7 +104,7 @@ def test_round_trip_with_the_official_client(repo):
         first = text_of(await s.call_tool("read_file", {"path": "app.py"}))
         assert first.startswith("[SKELETON]") and ' elided: symbol="func0"' in first
         again = text_of(await s.call_tool("read_file", {"path": "app.py", "known": [answer_id(first)]}))
-        assert again.startswith("[UNCHANGED] app.py") and again.endswith(f"; relies on {answer_id(first)}]")
+        assert again.startswith("[UNCHANGED] app.py") and f"; relies on {answer_id(first)}] Next read" in again
         known = [answer_id(first), answer_id(again)]
 
         path = repo / "app.py"
@@ -282,7 +282,7 @@ def test_answers_lean_only_on_the_ids_the_model_passes(repo):
         return held, invented, only_marker, foreign
 
     held, invented, only_marker, foreign = with_session(repo, resumed)
-    assert held.startswith("[UNCHANGED] app.py") and held.endswith(f"; relies on {answer_id(first)}]")
+    assert held.startswith("[UNCHANGED] app.py") and held.endswith(f"; relies on {answer_id(first)}] Next read of this file: known=[\"{answer_id(first)}\", \"{answer_id(held)}\"]")
     for text in (invented, only_marker, foreign):
         assert text.startswith("[SKELETON] app.py") and "relies on" not in text
 

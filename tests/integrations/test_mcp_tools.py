@@ -81,7 +81,7 @@ def test_the_tools_in_process(make_repo, tmp_path):
         first.commit()
         again = tools.call("read_file", {"path": "app.py", "known": [ident]}).text
         assert again.startswith("[UNCHANGED] app.py: exactly as you already have it from your earlier reads.\n")
-        assert again.endswith(f"; relies on {ident}]") and answer_id(again) != ident
+        assert again.endswith(f"; relies on {ident}] Next read of this file: known=[\"{ident}\", \"{answer_id(again)}\"]") and answer_id(again) != ident
         # no ids, or ids of nothing this file was answered with: the text again, never a marker
         for known in (None, [], ["nosuchid"], [answer_id(again)]):
             plain = tools.call("read_file", {"path": "app.py", "known": known}).text

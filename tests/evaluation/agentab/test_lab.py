@@ -120,7 +120,7 @@ def test_the_mcp_arm_is_read_file_with_the_ids_the_model_passes_back(episode, tm
     assert first.rstrip("\n").endswith(f'[answer {ident}] To read app.py again, pass known=["{ident}"] (and the '
                                        f'ids of later answers about it you still see).')
     again = run_command(run, ["read", json.dumps({"path": "app.py", "known": [ident]})])
-    assert again.startswith("[UNCHANGED] app.py") and again.rstrip("\n").endswith(f"; relies on {ident}]")
+    assert again.startswith("[UNCHANGED] app.py") and again.rstrip("\n").endswith(f"; relies on {ident}] Next read of this file: known=[\"{ident}\", \"{again.rsplit('[answer ', 1)[1].split(';')[0]}\"]")
     forgot = run_command(run, ["read", '{"path": "app.py"}'])
     assert forgot.startswith("[SKELETON] app.py")  # no ids: the text again
     run_command(run, ["edit", "app.py"], "<<<<<<< OLD\ndef f1(x):\n=======\ndef f1(x, extra=0):\n>>>>>>> NEW\n")
