@@ -278,14 +278,34 @@ def read_file(
         if told:
             request = request._replace(told=told)
 
+        def names_of(sha: str) -> set[str] | None:
+            # the names a parse of that version left beside its object, else a parse of it
+            kept = store.get_names(sha, _parser_version(source.rel))
+            if kept is not None:
+                return set(kept)
+            text = load(sha)
+            parsed = None if text is None else ws.symbols_of(source.rel, "\n".join(text).encode(
+                "utf-8", "surrogateescape"))
+            return None if parsed is None else {s.qualname for s in parsed}
+
         def names_before(old_lines: Sequence[str]) -> set[str] | None:
-            # the names a parse of that version left beside its object, else a parse
             versions = copy.versions()
             if len(versions) == 1:
                 sha = next(iter(versions))
-                kept = store.get_names(sha, _parser_version(source.rel))
-                if kept is not None and load(sha) == list(old_lines):
-                    return kept
+                if load(sha) == list(old_lines):
+                    return names_of(sha)
+            if len(versions) > 1:
+                # a copy stitched from several versions: a parse of the stitched text nests
+                # what follows an unfinished body inside it, and made up removals (real
+                # agents read "Removed: getPath" beside "now at: getPath 1744"); the names
+                # of the versions it was made of say what the model could have seen
+                found: set[str] = set()
+                for sha in versions:
+                    names = names_of(sha)
+                    if names is None:
+                        return None
+                    found |= names
+                return found
             before = ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
             return None if before is None else {s.qualname for s in before}
 

@@ -264,6 +264,9 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
         return plain
     body = render_segments(current.lines, segments, notes, request.hints)
     header = f"[SKELETON] {request.path}: {total} lines."
+    if held is not None and any(held):
+        # asked with earlier answers that showed parts only: say why this is no delta
+        header += " Your first whole read of it; the parts you read before are shown as they are now."
     if "skeleton" not in request.told:
         header += f" {request.hints.skeleton_help(request.path)}"
     text = "\n".join([header, *body])
