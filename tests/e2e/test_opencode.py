@@ -115,7 +115,8 @@ def seed(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     deps = {"@opencode-ai/plugin": VERSION}
     (folder / "package.json").write_text(json.dumps({"dependencies": deps}))
-    (folder / "package-lock.json").write_text(json.dumps({"lockfileVersion": 3, "packages": {"": {"dependencies": deps}}}))
+    lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": deps}}}
+    (folder / "package-lock.json").write_text(json.dumps(lock))
     (folder / "node_modules").symlink_to(clients.installed("opencode"))
 
 
@@ -181,13 +182,14 @@ class Lab:
                     "SYMBOLPACK_DIR": str(root / "state")}
         self.proc = subprocess.Popen([str(binary), "serve", "--port", "0"], cwd=self.proj, env=self.env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        line = ""
-        while "listening on" not in line:
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        found = None
+        while found is None:
             line = self.proc.stdout.readline()
             if not line:
-                raise AssertionError(f"opencode serve did not start: {self.proc.stderr.read()[-2000:]}")  # type: ignore[union-attr]
-        self.url = re.search(r"(http://\S+)", line).group(1)  # type: ignore[union-attr]
+                raise AssertionError(f"opencode serve did not start: {self.proc.stderr.read()[-2000:]}")
+            found = re.search(r"listening on (http://\S+)", line)
+        self.url = found.group(1)
         self.seen: dict[str, dict] = {}  # call id -> its tool part
         self.sid = self.http("POST", "/session", {})["id"]
         self.first_sid = self.sid
@@ -218,6 +220,15 @@ class Lab:
                                "--format", "json", "CALL", json.dumps(list(calls), separators=(",", ":"))],
                               cwd=self.proj, env=self.env, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-2000:]
+
+    def wait_for(self, test, what: str, timeout: float = 60.0) -> None:
+        """Until a message of the session passes *test* (OpenCode may finish a compaction or
+        a pruning after it answered the request that started it)."""
+        deadline = time.monotonic() + timeout
+        while not any(test(m) for m in self.http("GET", f"/session/{self.sid}/message")):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"OpenCode did not show {what} within {timeout:.0f} s")
+            time.sleep(0.2)
 
     def user_messages(self, session: str | None = None) -> list[str]:
         return [m["info"]["id"] for m in self.http("GET", f"/session/{session or self.sid}/message")
@@ -254,7 +265,7 @@ class Lab:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-            return self.proc.stderr.read() if self.proc.stderr else ""  # type: ignore[union-attr]
+            return self.proc.stderr.read() if self.proc.stderr else ""
         finally:
             self.server.shutdown()
 
@@ -358,11 +369,16 @@ def play(lab: Lab) -> dict[str, str]:
         call("image", "read", filePath="dot.png"))
     ask(call("before-compact", "read", filePath="ledger.py", offset=1, limit=40))
     lab.http("POST", f"/session/{lab.sid}/summarize", {"providerID": "fake", "modelID": lab.model})
+    lab.wait_for(lambda m: m["info"]["role"] == "assistant" and m["info"].get("summary") and m["info"].get("finish"),
+                 "the compaction's summary")
     ask(call("compacted", "read", filePath="ledger.py"))  # the kept last turn's lines 1-40, nothing else
     ask(call("prune-target", "read", filePath="ledger.py"))
     ask(*(call(f"listing-{i}", "bash", command="cat big.txt", description="list") for i in range(6)))
     ask(call("small-1", "bash", command="echo one", description="one"))
     ask(call("small-2", "bash", command="echo two", description="two"))  # OpenCode prunes after this turn
+    target = dict(STEPS)["prune-target"]
+    lab.wait_for(lambda m: any(p.get("callID") == target and p["state"].get("time", {}).get("compacted")
+                               for p in m["parts"]), "the pruning of an old result")
     ask(call("after-prune", "read", filePath="ledger.py"))
     ask(call("fork-point", "read", filePath="ledger.py"))
     fork = lab.http("POST", f"/session/{lab.sid}/fork", {})["id"]
@@ -496,31 +512,29 @@ def judge(lab: Lab) -> tuple[list[str], dict[str, dict]]:
             answer = answer_of(parts.get(ident))
             if text == CLEARED:
                 continue  # OpenCode pruned it: the model holds nothing of it
-            intact = answer is not None and sha(text) == answer["textSha256"]
-            if answer is not None and not intact and ident not in TAMPERED:
+            intact = answer if answer is not None and sha(text) == answer["textSha256"] else None
+            if answer is not None and intact is None and ident not in TAMPERED:
                 problems.append(f"request {n}: {ident}: the model received other text than was recorded")
             name = call_.get("name")
             if name in ("edit", "write"):
                 if text.startswith(("Edit applied successfully.", "Wrote file successfully.")):
                     earlier += own_edits(lab, ident, call_, earlier)
-                    if intact:
-                        kept |= {a["answerId"] for a in answer["answers"]}
+                    kept |= {a["answerId"] for a in (intact or {}).get("answers", [])}
                 continue
             if name == "apply_patch":
                 if text.startswith("Success. Updated the following files:"):
                     earlier += patch_edits(lab, ident, call_)
-                    if intact:
-                        kept |= {a["answerId"] for a in answer["answers"]}
+                    kept |= {a["answerId"] for a in (intact or {}).get("answers", [])}
                 continue
             if name != "read":
                 continue
-            if not intact:
+            if intact is None:
                 shown = plain_read(lab, text)
                 if shown is not None:
                     earlier.append(shown)  # OpenCode's own read: the model holds those lines
                 continue
-            words = text.rsplit("\n\n<system-reminder>", 1)[0] if answer.get("reminder") else text
-            response = {**answer["response"], "text": words}
+            words = text.rsplit("\n\n<system-reminder>", 1)[0] if intact.get("reminder") else text
+            response = {**intact["response"], "text": words}
             if ident not in judged:
                 judged[ident] = response
                 missing = [i for i in response.get("leans_on", []) if i not in kept]
@@ -632,7 +646,9 @@ def test_opencode_with_symbolpack_answers_only_from_what_the_model_holds(opencod
                         "pair-range", "pair-notes", "prune-target", "fork-point", "in-fork", "cli-fork",
                         "switched-back") if s in rows]
     core_ours, core_theirs = sum(rows[s][0] for s in core), sum(rows[s][1] for s in core)
-    print("\nread tokens the model received (drill-ins +%d per round trip):" % ROUND_TRIP_TOKENS)
+    carried = sum(1 for r in lab.server.requests() if r["kind"] in ("call", "done"))
+    print(f"\n{len(answers)} symbolpack answers judged in the {carried} requests that carried them: 0 problems")
+    print("read tokens the model received (drill-ins +%d per round trip):" % ROUND_TRIP_TOKENS)
     for step, (a, b) in rows.items():
         print(f"  {step:<18} symbolpack {a:6d}  plain {b:6d}")
     print(f"  every read          symbolpack {ours:6d}  plain {theirs:6d}  {ours / theirs:.2f}x")
@@ -648,14 +664,16 @@ def test_opencode_with_symbolpack_answers_only_from_what_the_model_holds(opencod
 def test_opencode_reads_with_its_own_tool_when_tldrs_is_missing(opencode_bin, tmp_path):
     lab = Lab(tmp_path / "lab", opencode_bin, plugin=True, tldrs="/nonexistent/bin/tldrs")
     try:
-        lab.ask(call("first", "read", filePath="ledger.py"), call("range", "read", filePath="ledger.py", offset=3, limit=2))
+        lab.ask(call("first", "read", filePath="ledger.py"),
+                call("range", "read", filePath="ledger.py", offset=3, limit=2))
         edit = call("edit", "edit", filePath="ledger.py", oldString="import math\n", newString="import math  # m\n")
         lab.ask(edit)
     finally:
         lab.close()
     texts = first_texts(lab)
     first, part, edited = (ident for _, ident in STEPS[-3:])
-    assert texts[first].startswith(f"<path>{lab.proj.resolve() / 'ledger.py'}</path>\n<type>file</type>\n<content>\n1: ")
+    opening = f"<path>{lab.proj.resolve() / 'ledger.py'}</path>\n<type>file</type>\n<content>\n1: "
+    assert texts[first].startswith(opening)
     assert "3: A small but realistic module" in texts[part] and texts[edited].startswith("Edit applied successfully.")
     assert not any(answer_of(lab.parts()[i]) for i in (first, part, edited))  # nothing to lean on later
 

@@ -17,7 +17,7 @@ import pytest
 
 import symbolpack
 from symbolpack.base.errors import SymbolpackError
-from symbolpack.integrations.doctor import doctor
+from symbolpack.integrations.installers.doctor import doctor
 from symbolpack.integrations.opencode import install as oc
 
 PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]
@@ -43,7 +43,7 @@ def repo(make_repo):
 
 def snapshot(root: Path) -> dict[str, tuple[str, bytes | None, int]]:
     """Every file and folder under *root*: kind, bytes, mode."""
-    out = {}
+    out: dict[str, tuple[str, bytes | None, int]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d != ".git"]
         for name in dirnames:
@@ -146,7 +146,8 @@ def test_a_users_file_of_that_name_is_moved_aside_and_put_back(home, repo):
 def test_a_new_command_updates_the_installed_file_in_place(home, repo):
     call(oc.install, root=repo, tldrs="tldrs")
     shown = call(oc.install, root=repo, tldrs="/usr/local/bin/tldrs")
-    assert '-const TLDRS: string[] = ["tldrs"];' in shown and '+const TLDRS: string[] = ["/usr/local/bin/tldrs"];' in shown
+    assert '-const TLDRS: string[] = ["tldrs"];' in shown
+    assert '+const TLDRS: string[] = ["/usr/local/bin/tldrs"];' in shown
     assert "updated" in shown
     shown = call(oc.uninstall, root=repo)
     assert f"removed {repo / '.opencode'} (symbolpack had created it)" in shown
@@ -207,7 +208,8 @@ def test_doctor_says_when_opencode_would_not_load_the_projects_copy(home, repo, 
     call(oc.install, root=repo)
     monkeypatch.setenv("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
     checks = {c["check"]: c for c in oc.doctor_report(repo)["checks"]}
-    assert not checks["project loaded"]["ok"] and "OPENCODE_DISABLE_PROJECT_CONFIG" in checks["project loaded"]["detail"]
+    loaded = checks["project loaded"]
+    assert not loaded["ok"] and "OPENCODE_DISABLE_PROJECT_CONFIG" in loaded["detail"]
     assert checks["project probe"]["ok"]
 
 

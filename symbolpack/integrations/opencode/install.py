@@ -42,7 +42,7 @@ import sys
 from pathlib import Path
 
 from ...base.errors import SymbolpackError
-from ..install import missing_dirs, remove_empty_dirs, say, unified_diff_text
+from ..installers.install import missing_dirs, remove_empty_dirs, say, unified_diff_text
 
 FILE_NAME = "symbolpack.ts"
 MANIFEST = ".symbolpack-install.json"
@@ -139,7 +139,7 @@ def _load_manifest(folder: Path) -> dict:
 def install(global_: bool = False, dry_run: bool = False, root: Path | None = None, tldrs: str | None = None,
             out=None) -> int:
     from ...base.workspace import atomic_write
-    from ..install import tldrs_command
+    from ..installers.install import tldrs_command
 
     out = out or sys.stdout
     path = plugin_path(global_, root)
@@ -227,7 +227,8 @@ def probe(argv: list[str], timeout: float = 30.0) -> tuple[bool, str]:
         target = Path(tmp) / "probe.py"
         target.write_text("".join(f"def f{i}():\n    return {i}\n\n" for i in range(40)))
         env = {**os.environ, "SYMBOLPACK_DIR": str(Path(tmp) / "state")}
-        base = [*argv, "read", str(target), "--format", "json", "--session-id", "opencode-doctor", "--front", "opencode"]
+        base = [*argv, "read", str(target), "--format", "json", "--session-id", "opencode-doctor",
+                "--front", "opencode"]
 
         def run(args: list[str], stdin: str = "") -> subprocess.CompletedProcess:
             return subprocess.run(args, input=stdin, capture_output=True, text=True, env=env, cwd=tmp,
@@ -260,7 +261,7 @@ def probe(argv: list[str], timeout: float = 30.0) -> tuple[bool, str]:
 
 def doctor_report(root: Path | None = None) -> dict:
     """Both places OpenCode loads the plugin from: installed? the shipped file? does its command answer?"""
-    from ..install import tldrs_command
+    from ..installers.install import tldrs_command
 
     report: dict = {"targets": [], "checks": []}
     probed: set[tuple[str, ...]] = set()

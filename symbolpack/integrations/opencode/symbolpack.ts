@@ -266,17 +266,15 @@ export default async function symbolpack(input: any) {
 			// whatever its calls did, nothing of them is an answer the model is sure to hold
 			const unsure = Boolean(info.error);
 			for (const part of parts) {
-				if (part?.type !== "tool") continue;
+				if (part?.type !== "tool" || (part.tool !== "read" && !EDIT_TOOLS.has(part.tool))) continue;
 				const state = part.state ?? {};
 				if (state.status !== "completed") continue; // an error or an interrupted call: no output
-				const files = filesOf(part.tool, state.input, state.metadata);
-				const answer = answerOf(state.metadata);
 				const cleared = Boolean(state.time?.compacted);
 				if (part.tool === "read" && cleared && !unsure) continue; // its text left the context
+				const answer = answerOf(state.metadata);
 				const intact = !unsure && !cleared && answer !== null && typeof state.output === "string"
 					&& sha256(state.output) === answer.textSha256;
-				if (part.tool !== "read" && !EDIT_TOOLS.has(part.tool)) continue;
-				for (const file of files) {
+				for (const file of filesOf(part.tool, state.input, state.metadata)) {
 					const kept = intact ? answer!.answers.find((a) => a.file === file) : undefined;
 					out.push({ file, answerId: kept ? kept.answerId : null });
 				}
