@@ -59,7 +59,7 @@ def cmd_install(args) -> int:
         from .opencode.install import install as install_opencode
 
         return install_opencode(global_=args.global_, dry_run=args.dry_run)
-    from .install import install
+    from .installers.install import install
 
     return install(args.agent, global_=args.global_, dry_run=args.dry_run)
 
@@ -77,13 +77,13 @@ def cmd_uninstall(args) -> int:
         from .opencode.install import uninstall as uninstall_opencode
 
         return uninstall_opencode(global_=args.global_, dry_run=args.dry_run)
-    from .install import uninstall
+    from .installers.install import uninstall
 
     return uninstall(args.agent, global_=args.global_, dry_run=args.dry_run)
 
 
 def cmd_doctor(args) -> int:
-    from .doctor import doctor
+    from .installers.doctor import doctor
 
     return doctor(as_json=args.json)
 

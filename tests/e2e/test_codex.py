@@ -33,7 +33,7 @@ import clients
 import fake_openai
 import mcp_view
 
-from symbolpack.integrations.doctor import INACTIVE
+from symbolpack.integrations.installers.doctor import INACTIVE
 
 APP = "".join(f"def rule{i}(value):\n    return value * {i + 3}\n\n\n" for i in range(40))
 RUNS = 10

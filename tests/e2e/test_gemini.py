@@ -35,7 +35,7 @@ import fake_gemini
 import mcp_view
 
 from symbolpack.base.tokens import count_tokens
-from symbolpack.integrations.doctor import INACTIVE
+from symbolpack.integrations.installers.doctor import INACTIVE
 
 USER_SETTINGS = """{
   // my own settings, with comments Gemini accepts

@@ -38,7 +38,7 @@ import fake_qwen_chat
 from symbolpack.base.tokens import count_tokens
 from symbolpack.evaluation.claude_view import FileClock
 from symbolpack.evaluation.qwen_view import ANSWER_HEADS, judge
-from symbolpack.integrations.jsonc_edit import loads
+from symbolpack.integrations.installers.jsonc_edit import loads
 
 
 def module_text() -> str:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import symbolpack
-from symbolpack.integrations import install as inst
-from symbolpack.integrations.doctor import INACTIVE, doctor
+from symbolpack.integrations.installers import install as inst
+from symbolpack.integrations.installers.doctor import INACTIVE, doctor
 from symbolpack.integrations.commands import HOOK_NAMES
 from symbolpack.integrations.claude import HOOKS
 from symbolpack.base.workspace import SymbolpackError
@@ -504,7 +504,7 @@ def test_the_record_keeps_a_state_folder_that_was_there_before(home, repo, monke
 def test_doctor_says_which_hook_fails_its_probe(tmp_path):
     """A hook that crashes on its event, or answers for another event, or prints on a payload it
     cannot read, is reported; one that answers nothing (fails open) passes."""
-    from symbolpack.integrations.doctor import check_event_hook
+    from symbolpack.integrations.installers.doctor import check_event_hook
 
     def script(body: str) -> str:
         path = tmp_path / f"hook{len(list(tmp_path.iterdir()))}.py"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from symbolpack.integrations import jsonc_edit as jc
+from symbolpack.integrations.installers import jsonc_edit as jc
 
 LAYOUTS = {  # name -> a settings file as a person might have written it
     "comments": '{\n  // my theme\n  "theme": "Dracula", /* inline */\n  "ui": {"hideBanner": true} // trailing\n}\n',

@@ -16,7 +16,7 @@ import pytest
 import symbolpack
 from symbolpack.base.errors import SymbolpackError
 from symbolpack.integrations.pi import install as pii
-from symbolpack.integrations.doctor import doctor
+from symbolpack.integrations.installers.doctor import doctor
 
 PACKAGE_ROOT = Path(symbolpack.__file__).resolve().parents[1]
 WORKING = f"{sys.executable} -m symbolpack.cli"  # runs `read` like an installed tldrs

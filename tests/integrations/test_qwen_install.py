@@ -17,8 +17,8 @@ import pytest
 
 import symbolpack
 from symbolpack.base.errors import SymbolpackError
-from symbolpack.integrations import install as inst
-from symbolpack.integrations.jsonc_edit import loads
+from symbolpack.integrations.installers import install as inst
+from symbolpack.integrations.installers.jsonc_edit import loads
 from symbolpack.integrations.qwen.doctor import doctor_report
 from symbolpack.integrations.qwen.settings import QWEN_HOOKS, QwenSettings, hook_command, is_ours
 

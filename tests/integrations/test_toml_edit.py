@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from symbolpack.integrations import toml_edit as te
+from symbolpack.integrations.installers import toml_edit as te
 
 BLOCK = '[mcp_servers.symbolpack]\ncommand = "tldrs"\nargs = ["mcp"]\n'
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from symbolpack.integrations.trust import codex_trust, gemini_trust
+from symbolpack.integrations.installers.trust import codex_trust, gemini_trust
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from .plugin import LAUNCHER_MARK, chibi_home, plugin_schema
-from ..install import remove_empty_dirs, say
+from ..installers.install import remove_empty_dirs, say
 
 MANIFEST = ".symbolpack-install.json"
 BACKUP_SUFFIX = ".symbolpack-backup.disabled"
@@ -78,7 +78,7 @@ def _write(path: Path, data: bytes, mode: int) -> None:
 
 
 def install(home: str | None = None, dry_run: bool = False, tldrs: str | None = None, out=None) -> int:
-    from ..install import tldrs_command
+    from ..installers.install import tldrs_command
 
     out = out or sys.stdout
     home_dir = Path(chibi_home(home))

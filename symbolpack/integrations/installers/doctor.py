@@ -27,18 +27,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import SymbolpackError
-from ..base.workspace import project_root
-from .chibi.install import doctor_lines, doctor_report
+from ...base.errors import SymbolpackError
+from ...base.workspace import project_root
+from ..chibi.install import doctor_lines, doctor_report
 from .host_settings import SERVER_NAME, CodexConfig, adapter_for, describe_server
 from .install import read_text, say, settings_path
-from .mcp.probe import probe
-from .opencode.install import doctor_lines as opencode_doctor_lines
-from .opencode.install import doctor_report as opencode_doctor_report
-from .pi.install import doctor_lines as pi_doctor_lines
-from .pi.install import doctor_report as pi_doctor_report
-from .qwen.doctor import doctor_lines as qwen_doctor_lines
-from .qwen.doctor import doctor_report as qwen_doctor_report
+from ..mcp.probe import probe
+from ..opencode.install import doctor_lines as opencode_doctor_lines
+from ..opencode.install import doctor_report as opencode_doctor_report
+from ..pi.install import doctor_lines as pi_doctor_lines
+from ..pi.install import doctor_report as pi_doctor_report
+from ..qwen.doctor import doctor_lines as qwen_doctor_lines
+from ..qwen.doctor import doctor_report as qwen_doctor_report
 from .trust import host_trust
 
 INACTIVE = "installed, inactive: project not trusted"

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import SymbolpackError
+from ...base.errors import SymbolpackError
 from . import jsonc_edit, toml_edit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .qwen.settings import QwenSettings
+    from ..qwen.settings import QwenSettings
 
 SERVER_NAME = "symbolpack"
 OUR_KEYS = ("command", "args")  # what symbolpack writes in an MCP server entry
@@ -416,7 +416,7 @@ def adapter_for(agent: str, path: Path) -> Adapter | QwenSettings:
     if agent == "codex":
         return CodexConfig(path)
     if agent == "qwen":  # Qwen Code's hooks: `qwen/settings.py`
-        from .qwen.settings import QwenSettings
+        from ..qwen.settings import QwenSettings
 
         return QwenSettings(path)
     return GeminiSettings(path)

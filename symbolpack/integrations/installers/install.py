@@ -46,8 +46,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..base.errors import SymbolpackError, UsageError
-from ..base.workspace import atomic_write, project_root
+from ...base.errors import SymbolpackError, UsageError
+from ...base.workspace import atomic_write, project_root
 from .host_settings import CLAUDE_HOOKS, SERVER_NAME, adapter_for  # noqa: F401  (re-exported)
 from .trust import codex_home, host_trust
 
@@ -57,7 +57,7 @@ HOSTS = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI", "qwe
 
 def tldrs_command() -> str:
     """The command prefix to write into settings."""
-    from ..base.settings import load_settings
+    from ...base.settings import load_settings
 
     override = load_settings().tldrs
     if override:

@@ -40,7 +40,7 @@ import sys
 from pathlib import Path
 
 from ...base.errors import SymbolpackError
-from ..install import missing_dirs, remove_empty_dirs, say, unified_diff_text
+from ..installers.install import missing_dirs, remove_empty_dirs, say, unified_diff_text
 
 FILE_NAME = "symbolpack.ts"
 MANIFEST = ".symbolpack-install.json"
@@ -138,7 +138,7 @@ def _load_manifest(folder: Path) -> dict:
 def install(global_: bool = False, dry_run: bool = False, root: Path | None = None, tldrs: str | None = None,
             out=None) -> int:
     from ...base.workspace import atomic_write
-    from ..install import tldrs_command
+    from ..installers.install import tldrs_command
 
     out = out or sys.stdout
     path = extension_path(global_, root)
@@ -235,7 +235,7 @@ def probe(argv: list[str], timeout: float = 30.0) -> tuple[bool, str]:
 
 def doctor_report(root: Path | None = None) -> dict:
     """Both places pi loads the extension from: installed? the shipped file? does its command answer?"""
-    from ..install import tldrs_command
+    from ..installers.install import tldrs_command
 
     report: dict = {"targets": [], "checks": []}
     probed: set[tuple[str, ...]] = set()

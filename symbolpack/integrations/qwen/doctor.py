@@ -29,7 +29,7 @@ PROBE = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(40))
 
 
 def doctor_report(root: Path, timeout: float = 20.0) -> dict:
-    from ..install import read_text, settings_path
+    from ..installers.install import read_text, settings_path
 
     report: dict = {"targets": [], "hooks": [], "checks": []}
     seen: set[str] = set()

@@ -127,7 +127,7 @@ def _clear_on_idle(path: str) -> dict:
             text = fh.read()
     except (OSError, UnicodeDecodeError):
         return {}
-    from ..jsonc_edit import JsoncError, loads
+    from ..installers.jsonc_edit import JsoncError, loads
 
     try:
         data = loads(text)

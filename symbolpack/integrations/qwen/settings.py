@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...base.errors import SymbolpackError
-from .. import jsonc_edit
+from ..installers import jsonc_edit
 
 HOOK_TIMEOUT_SECONDS = 30
 QWEN_HOOKS = (  # (event, matcher, hook name)
