@@ -36,55 +36,33 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import sys
 from pathlib import Path
 
 from ...base.errors import SymbolpackError
-from ..installers.install import missing_dirs, remove_empty_dirs, say, unified_diff_text
+from ..installers.extension_file import ExtensionFile, command_of  # noqa: F401 (command_of: doctor, tests)
+from ..installers.install import say
 
 FILE_NAME = "symbolpack.ts"
-MANIFEST = ".symbolpack-install.json"
-BACKUP_SUFFIX = ".symbolpack.bak"
 MARK = b"Written by `tldrs install opencode`"
 HOST = "opencode"
-_COMMAND_LINE = re.compile(r'^const TLDRS: string\[\] = (\[.*\]);$', re.M)
-_SCOPE_LINE = re.compile(r'^const SCOPE: string = "(project|global)";$', re.M)
 # what OpenCode writes into a config folder it loads, never symbolpack's to remove
 OPENCODE_OWN = ("package.json", "package-lock.json", "bun.lock", "node_modules", ".gitignore")
 
 
+FILE = ExtensionFile("OpenCode", "plugin", Path(__file__).parent / FILE_NAME, MARK,
+                     "OpenCode loads it when it starts (it answers OpenCode's read tool); check with: tldrs doctor", mark_within=2000)
+
+
 def shipped() -> str:
     """The plugin as this package ships it (command: `tldrs` on PATH)."""
-    return (Path(__file__).parent / FILE_NAME).read_text(encoding="utf-8")
+    return FILE.shipped_text()
 
 
 def render(tldrs: str, global_: bool = False) -> bytes:
     """The shipped plugin with *tldrs* (a shell command prefix) as its command and its scope."""
-    argv = shlex.split(tldrs)
-    if not argv:
-        raise SymbolpackError("the tldrs command to install is empty")
-    line = f"const TLDRS: string[] = {json.dumps(argv)};"
-    out, count = _COMMAND_LINE.subn(lambda _m: line, shipped())
-    scope = f'const SCOPE: string = "{"global" if global_ else "project"}";'
-    out, scopes = _SCOPE_LINE.subn(lambda _m: scope, out)
-    if count != 1 or scopes != 1:
-        raise SymbolpackError(f"the shipped OpenCode plugin has {count} TLDRS and {scopes} SCOPE lines (expected 1 "
-                              f"each); reinstall symbolpack")
-    return out.encode("utf-8")
-
-
-def command_of(data: bytes) -> list[str] | None:
-    """The command an installed plugin runs, from its TLDRS line."""
-    match = _COMMAND_LINE.search(data.decode("utf-8", "replace"))
-    if match is None:
-        return None
-    try:
-        argv = json.loads(match.group(1))
-    except ValueError:
-        return None
-    return argv if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv) else None
+    return FILE.render(tldrs, global_)
 
 
 def config_dir() -> Path:
@@ -102,107 +80,27 @@ def plugin_path(global_: bool, root: Path | None = None) -> Path:
 
 
 def _is_ours(data: bytes | None) -> bool:
-    return data is not None and MARK in data[:2000]
+    return FILE.is_ours(data)
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise SymbolpackError(f"{path} is a directory; move it away first") from None
-    except NotADirectoryError:
-        raise SymbolpackError(f"{path.parent} is not a folder; move it away first") from None
-
-
-def _diff(path: Path, old: bytes | None, new: bytes | None) -> str:
-    """A plugin written or removed whole is one line (its every line tells nobody
-    anything); a changed one is its diff."""
-    if (old is None) != (new is None):
-        whole = new if new is not None else old
-        assert whole is not None
-        lines = len(whole.decode("utf-8", "replace").splitlines())
-        return f"{'new' if old is None else 'removed'} file {path} ({lines} lines)\n"
-    return unified_diff_text(path, None if old is None else old.decode("utf-8", "replace"),
-                             None if new is None else new.decode("utf-8", "replace"))
-
-
-def _load_manifest(folder: Path) -> dict:
-    try:
-        data = json.loads((folder / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return FILE.read(path)
 
 
 def install(global_: bool = False, dry_run: bool = False, root: Path | None = None, tldrs: str | None = None,
             out=None) -> int:
-    from ...base.workspace import atomic_write
     from ..installers.install import tldrs_command
 
     out = out or sys.stdout
-    path = plugin_path(global_, root)
-    folder = path.parent
-    wanted = render(tldrs or tldrs_command(), global_)
-    old = _read(path)
-    if old == wanted:
-        say(out, f"symbolpack is already installed for OpenCode in {path}; nothing changed.")
-        return 0
-    if folder.exists() and not folder.is_dir():
-        raise SymbolpackError(f"{folder} is not a folder; move it away first")
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
-    moved = old is not None and not _is_ours(old)
-    if moved and (backup.exists() or backup.is_symlink()):
-        raise SymbolpackError(f"{path} is not symbolpack's, and {backup.name} is taken; move one of them away")
-    say(out, _diff(path, None if moved else old, wanted))
-    if moved:
-        say(out, f"(your {path.name} is moved aside to {backup.name}; uninstall puts it back)")
-    if dry_run:
-        say(out, "(dry run: nothing was written)")
-        return 0
-    created = [str(d) for d in missing_dirs(path)]
-    manifest = _load_manifest(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    record = {"v": 1, "created": list(manifest.get("created", [])) + created,
-              "backup": manifest.get("backup") or (backup.name if moved else None)}
-    atomic_write(folder / MANIFEST, (json.dumps(record, indent=1) + "\n").encode(), 0o644)
-    if moved:
-        os.replace(path, backup)
-    atomic_write(path, wanted, 0o644)
-    say(out, f"{'updated' if old is not None and not moved else 'created'} {path}")
-    say(out, "OpenCode loads it when it starts (it answers OpenCode's read tool); check with: tldrs doctor")
-    return 0
+    return FILE.install(plugin_path(global_, root), render(tldrs or tldrs_command(), global_), dry_run, out)
 
 
 def uninstall(global_: bool = False, dry_run: bool = False, root: Path | None = None, out=None) -> int:
     out = out or sys.stdout
     path = plugin_path(global_, root)
-    folder = path.parent
-    old = _read(path)
-    manifest = _load_manifest(folder)
-    if not _is_ours(old) and not (folder / MANIFEST).exists():
-        say(out, f"symbolpack is not installed for OpenCode in {path}; nothing changed.")
+    created = FILE.uninstall(path, dry_run, out)
+    if created is None:
         return 0
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
-    restored = _read(backup) if manifest.get("backup") == backup.name else None
-    if _is_ours(old):
-        say(out, _diff(path, old, restored))
-    if restored is not None:
-        say(out, f"(your {path.name} comes back from {backup.name})")
-    if dry_run:
-        say(out, "(dry run: nothing was written)")
-        return 0
-    if _is_ours(old):
-        path.unlink()
-    if restored is not None and not path.exists():
-        os.replace(backup, path)
-    try:
-        (folder / MANIFEST).unlink()
-    except FileNotFoundError:
-        pass
-    created = manifest.get("created", [])
-    remove_empty_dirs(out, created)
     for d in sorted(map(Path, created), key=lambda p: len(str(p))):
         if d.is_dir():
             theirs = sorted(p.name for p in d.iterdir() if p.name in OPENCODE_OWN)

@@ -34,55 +34,30 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import sys
 from pathlib import Path
 
 from ...base.errors import SymbolpackError
-from ..installers.install import missing_dirs, remove_empty_dirs, say, unified_diff_text
+from ..installers.extension_file import ExtensionFile, command_of  # noqa: F401 (command_of: doctor, tests)
+from ..installers.install import say
 
 FILE_NAME = "symbolpack.ts"
-MANIFEST = ".symbolpack-install.json"
-BACKUP_SUFFIX = ".symbolpack.bak"
 MARK = b"Written by `tldrs install pi`"
-_COMMAND_LINE = re.compile(r'^const TLDRS: string\[\] = (\[.*\]);$', re.M)
-_SCOPE_LINE = re.compile(r'^const SCOPE: string = "(project|global)";$', re.M)
+
+
+FILE = ExtensionFile("pi", "extension", Path(__file__).parent / FILE_NAME, MARK,
+                     "pi loads it in new sessions (it replaces pi's read tool); check with: tldrs doctor", mark_within=1000)
 
 
 def shipped() -> str:
     """The extension as this package ships it (command: `tldrs` on PATH)."""
-    return (Path(__file__).parent / FILE_NAME).read_text(encoding="utf-8")
+    return FILE.shipped_text()
 
 
 def render(tldrs: str, global_: bool = False) -> bytes:
-    """The shipped extension with *tldrs* (a shell command prefix) as its command and
-    its scope (a global copy stands aside in a project that has its own: pi refuses to
-    start when two extensions register the same tool)."""
-    text = shipped()
-    argv = shlex.split(tldrs)
-    if not argv:
-        raise SymbolpackError("the tldrs command to install is empty")
-    line = f"const TLDRS: string[] = {json.dumps(argv)};"
-    out, count = _COMMAND_LINE.subn(lambda _m: line, text)
-    scope = f'const SCOPE: string = "{"global" if global_ else "project"}";'
-    out, scopes = _SCOPE_LINE.subn(lambda _m: scope, out)
-    if count != 1 or scopes != 1:
-        raise SymbolpackError(f"the shipped pi extension has {count} TLDRS and {scopes} SCOPE lines (expected 1 "
-                              f"each); reinstall symbolpack")
-    return out.encode("utf-8")
-
-
-def command_of(data: bytes) -> list[str] | None:
-    """The command an installed extension runs, from its TLDRS line."""
-    match = _COMMAND_LINE.search(data.decode("utf-8", "replace"))
-    if match is None:
-        return None
-    try:
-        argv = json.loads(match.group(1))
-    except ValueError:
-        return None
-    return argv if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv) else None
+    """The shipped extension with *tldrs* (a shell command prefix) as its command and its scope."""
+    return FILE.render(tldrs, global_)
 
 
 def agent_dir() -> Path:
@@ -100,105 +75,27 @@ def extension_path(global_: bool, root: Path | None = None) -> Path:
 
 
 def _is_ours(data: bytes | None) -> bool:
-    return data is not None and MARK in data[:1000]
+    return FILE.is_ours(data)
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise SymbolpackError(f"{path} is a directory; move it away first") from None
-
-
-def _diff(path: Path, old: bytes | None, new: bytes | None) -> str:
-    """The change as printed: a diff of an extension that changed; one line for one
-    written or removed whole (printing its every line -- 373 of them -- told nobody
-    anything; settings files still show their diff, which is what a user checks)."""
-    def text(data: bytes | None) -> str | None:
-        return None if data is None else data.decode("utf-8", "replace")
-
-    if path.suffix == ".ts" and (old is None) != (new is None):
-        whole = new if new is not None else old
-        assert whole is not None
-        lines = len(whole.decode("utf-8", "replace").splitlines())
-        return f"{'new' if old is None else 'removed'} file {path} ({lines} lines)\n"
-    return unified_diff_text(path, text(old), text(new))
-
-
-def _load_manifest(folder: Path) -> dict:
-    try:
-        data = json.loads((folder / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return FILE.read(path)
 
 
 def install(global_: bool = False, dry_run: bool = False, root: Path | None = None, tldrs: str | None = None,
             out=None) -> int:
-    from ...base.workspace import atomic_write
     from ..installers.install import tldrs_command
 
     out = out or sys.stdout
-    path = extension_path(global_, root)
-    folder = path.parent
-    wanted = render(tldrs or tldrs_command(), global_)
-    old = _read(path)
-    if old == wanted:
-        say(out, f"symbolpack is already installed for pi in {path}; nothing changed.")
-        return 0
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
-    moved = old is not None and not _is_ours(old)
-    if moved and (backup.exists() or backup.is_symlink()):
-        raise SymbolpackError(f"{path} is not symbolpack's, and {backup.name} is taken; move one of them away")
-    say(out, _diff(path, None if moved else old, wanted))
-    if moved:
-        say(out, f"(your {path.name} is moved aside to {backup.name}; uninstall puts it back)")
-    if dry_run:
-        say(out, "(dry run: nothing was written)")
-        return 0
-    created = [str(d) for d in missing_dirs(path)]
-    manifest = _load_manifest(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    record = {"v": 1, "created": list(manifest.get("created", [])) + created,
-              "backup": manifest.get("backup") or (backup.name if moved else None)}
-    atomic_write(folder / MANIFEST, (json.dumps(record, indent=1) + "\n").encode(), 0o644)
-    if moved:
-        os.replace(path, backup)
-    atomic_write(path, wanted, 0o644)
-    say(out, f"{'updated' if old is not None and not moved else 'created'} {path}")
-    say(out, "pi loads it in new sessions (it replaces pi's read tool); check with: tldrs doctor")
-    return 0
+    return FILE.install(extension_path(global_, root), render(tldrs or tldrs_command(), global_), dry_run, out)
 
 
 def uninstall(global_: bool = False, dry_run: bool = False, root: Path | None = None, out=None) -> int:
     out = out or sys.stdout
     path = extension_path(global_, root)
-    folder = path.parent
-    old = _read(path)
-    manifest = _load_manifest(folder)
-    if not _is_ours(old) and not (folder / MANIFEST).exists():
-        say(out, f"symbolpack is not installed for pi in {path}; nothing changed.")
+    created = FILE.uninstall(path, dry_run, out)
+    if created is None:
         return 0
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
-    restored = _read(backup) if manifest.get("backup") == backup.name else None
-    if _is_ours(old):
-        say(out, _diff(path, old, restored))
-    if restored is not None:
-        say(out, f"(your {path.name} comes back from {backup.name})")
-    if dry_run:
-        say(out, "(dry run: nothing was written)")
-        return 0
-    if _is_ours(old):
-        path.unlink()
-    if restored is not None and not path.exists():
-        os.replace(backup, path)
-    try:
-        (folder / MANIFEST).unlink()
-    except FileNotFoundError:
-        pass
-    remove_empty_dirs(out, manifest.get("created", []))
     say(out, f"removed symbolpack from pi ({path})")
     return 0
 
