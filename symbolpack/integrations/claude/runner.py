@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 import json
 import os
-import sys
 
 from .delivery import post_read
 from .edit_hooks import post_edit, pre_edit

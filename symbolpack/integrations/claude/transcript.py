@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import time
 
 TYPE_CHECKING = False
@@ -214,25 +213,15 @@ def _attached_file(attachment: dict) -> tuple | None:
 # --------------------------------------------------------------------------- the cache
 
 def load(cache_path: str) -> Transcript:
-    try:
-        with open(cache_path, "rb") as fh:
-            version, transcript = pickle.load(fh)
-        if version == CACHE_VERSION and isinstance(transcript, Transcript):
-            return transcript
-    except Exception:  # missing, torn or from another version: parse again
-        pass
-    return Transcript()
+    from ..transcript_cache import load as load_kept
+
+    return load_kept(cache_path, CACHE_VERSION, Transcript)
 
 
 def save(cache_path: str, transcript: Transcript) -> None:
-    from ...base.workspace import atomic_write, ensure_private_dir
+    from ..transcript_cache import save as keep
 
-    try:
-        ensure_private_dir(os.path.dirname(cache_path))
-        atomic_write(cache_path, pickle.dumps((CACHE_VERSION, transcript), protocol=pickle.HIGHEST_PROTOCOL),
-                     0o600, durable=False)
-    except OSError:
-        pass  # the next hook parses again
+    keep(cache_path, CACHE_VERSION, transcript)
 
 
 def transcript_for(payload: dict) -> str | None:

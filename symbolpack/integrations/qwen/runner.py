@@ -9,7 +9,6 @@ like Claude Code, treats exit 2 as "block the tool call".
 
 from __future__ import annotations
 
-import json
 import sys
 
 from .hooks import edit_refused, lifecycle, post_edit, post_read, pre_read
@@ -24,52 +23,23 @@ HOOKS = {
 
 
 def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
-    """The hook's stdout for one payload; '' for no decision. Never raises. Callbacks
-    that wait for the output to be delivered go to *after* (run here without it)."""
-    handler = HOOKS.get(name) or HOOKS.get(f"qwen-{name}")
-    if handler is None:
-        _log(f"unknown hook {name!r} (known: {', '.join(HOOKS)})")
-        return ""
-    try:
-        payload = json.loads(stdin_text) if stdin_text.strip() else None
-    except ValueError:
-        _log(f"{name}: payload is not JSON; no decision")
-        return ""
-    pending: list = []
-    try:
-        out = handler(payload, pending)
-        text = json.dumps(out, ensure_ascii=False) if out else ""
-    except Exception as exc:  # a hook never breaks the tool call
-        from ...base.settings import load_settings
+    """The hook's stdout for one payload; '' for no decision. Never raises
+    (`hook_runner.run_hook`; *after*: what waits for the answer's delivery)."""
+    from ..hook_runner import run_hook as run
 
-        if load_settings().debug:
-            import traceback
-
-            traceback.print_exc()
-        _log(f"{name}: {type(exc).__name__}: {exc}; no decision")
-        return ""
-    if after is None:
-        _run_all(pending)
-    else:
-        after.extend(pending)
-    return text
+    return run(HOOKS, "qwen-", name, stdin_text, after)
 
 
 def _run_all(callbacks) -> None:
-    for callback in callbacks:
-        try:
-            callback()
-        except Exception as exc:
-            _log(f"commit failed: {type(exc).__name__}: {exc}")
+    from ..hook_runner import run_all
+
+    run_all(callbacks)
 
 
 def _log(message: str) -> None:
-    try:
-        from ...base.log import warning
+    from ..hook_runner import log
 
-        warning(message)
-    except Exception:
-        pass
+    log(message)
 
 
 def main(argv: list[str] | None = None) -> int:
