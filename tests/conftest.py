@@ -23,6 +23,9 @@ def git(cwd: Path, *args: str) -> str:
 # pass their own settings.
 SMALL_FILE_TOKENS = "400"
 os.environ["SYMBOLPACK_SMALL_FILE_TOKENS"] = SMALL_FILE_TOKENS
+# a resident Claude Code hook process a test starts ends 20 s after its last call, not
+# 10 minutes later: a test run leaves no process behind for long
+os.environ["SYMBOLPACK_HOOK_SERVER_IDLE"] = "20"
 
 
 @pytest.fixture(autouse=True)

@@ -79,9 +79,15 @@ def validator(name: str):
                                            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
+STATE: list[str] = []  # the module's own state home (the module fixture runs before conftest's per-test one)
+
+
 def env() -> dict:
     out = {k: v for k, v in os.environ.items() if not k.startswith("SYMBOLPACK_")}
     out["SYMBOLPACK_SMALL_FILE_TOKENS"] = "400"  # the fixtures' skeletons (conftest.SMALL_FILE_TOKENS)
+    out["SYMBOLPACK_HOOK_SERVER_IDLE"] = "20"  # the hooks' resident process ends soon after
+    if STATE:
+        out["XDG_STATE_HOME"] = STATE[0]  # never the user's own state folder
     out["PYTHONPATH"] = os.pathsep.join([str(ROOT), out.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     return out
 
@@ -101,6 +107,7 @@ def as_json(proc: subprocess.CompletedProcess) -> dict:
 @pytest.fixture(scope="module")
 def responses(tmp_path_factory) -> dict[str, list[dict]]:
     """Real responses, by schema name."""
+    STATE[:] = [str(tmp_path_factory.mktemp("schemas-state"))]
     root = tmp_path_factory.mktemp("schemas") / "repo"
     (root / "src").mkdir(parents=True)
     (root / "tests").mkdir()

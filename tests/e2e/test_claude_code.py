@@ -96,7 +96,8 @@ class Lab:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "LANG": "C.UTF-8",
                "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{self.port}", "ANTHROPIC_API_KEY": "fake",
                "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-               "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "IS_SANDBOX": "1"}
+               "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "IS_SANDBOX": "1",
+               "SYMBOLPACK_HOOK_SERVER_IDLE": "20"}  # the hooks' resident process ends soon after the run
         if os.environ.get("SYMBOLPACK_DIR"):
             env["SYMBOLPACK_DIR"] = os.environ["SYMBOLPACK_DIR"]
         proc = subprocess.run([str(self.claude), "-p", prompt, "--output-format", "stream-json", "--verbose",
