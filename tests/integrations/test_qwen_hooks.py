@@ -96,6 +96,11 @@ def qwen(make_repo, monkeypatch, tmp_path):
     root = make_repo({}, commit=False)
     monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    # the hooks run in this process: the Qwen process they run for is a fixed one, not
+    # whatever runs pytest (a CI job's shell chain may end at init: no process at all)
+    from symbolpack.integrations.qwen import hooks
+
+    monkeypatch.setattr(hooks, "qwen_process", lambda: "4242-17")
     return Qwen(root)
 
 
