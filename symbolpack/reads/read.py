@@ -234,8 +234,6 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
 
 
 def _first_read(request, current, copy, policy, load) -> ReadOutcome:
-    from .views import render_segments
-
     plain = _plain(request, current, None, copy)
     full_tokens = plain.response["full_tokens"]
     if full_tokens < policy.small_file_tokens:
@@ -247,14 +245,30 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     # lines a range already gave are shown where the skeleton would hide them: a marker
     # `unchanged` there was read by real models as text withheld (they read the whole file
     # again by ranges), and `elided` over lines they were given would contradict them
-    held = _read_before_mask(copy, current, load) if copy.runs else None
     if current.symbols is not None:
-        segments, notes = plan(current.lines, current.symbols, target, policy.elide_min_lines,
-                               _is_test_path(request.path))
+        planned = plan(current.lines, current.symbols, target, policy.elide_min_lines, _is_test_path(request.path))
     elif current.diffable and (kind := outline_kind(request.path)):  # a README, a changelog, a lockfile
-        segments, notes = plan_outline(current.lines, kind, target, policy.elide_min_lines)
+        planned = plan_outline(current.lines, kind, target, policy.elide_min_lines)
     else:
         return plain
+    # the parts read before (held, moved or changed since), else only the lines held as
+    # they are: a skeleton showing every part read before can outgrow its share (many
+    # bodies drilled into), and a plain read of a large file is what a host cuts off
+    masks = [_read_before_mask(copy, current, load), _held_mask(copy, current, load)] if copy.runs else [None]
+    for held in masks:
+        outcome = _skeleton_outcome(request, current, copy, policy, planned, held, plain, total, full_tokens)
+        if outcome is not None:
+            return outcome
+    return plain
+
+
+def _skeleton_outcome(request, current, copy, policy, planned, held, plain, total: int,
+                      full_tokens: int) -> ReadOutcome | None:
+    """The skeleton of *planned* showing the lines *held* marks; None when it hides
+    nothing or outgrows its share of the file."""
+    from .views import render_segments
+
+    segments, notes = planned
     if held is not None and any(held):
         segments = _shown_where_held(segments, held)
     if not request.hints.has_symbol:  # its markers name lines: the blank lines after a body go with it
@@ -272,7 +286,7 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     text = "\n".join([header, *body])
     response = response_of(request, current, "skeleton", text, None, segments, full_tokens)
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
-        return plain
+        return None
     return ReadOutcome(response, copy_after(copy, current, segments), None)
 
 
