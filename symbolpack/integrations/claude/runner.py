@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
     from ...base.protocol import HookOutput
 
-import json
 import os
 
 from .delivery import post_read
@@ -73,49 +72,20 @@ def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
     Records that wait for the output to be delivered (intents to commit) are
     appended to *after*, for the caller to run once the output is written and
     flushed; without *after* (an in-process caller: returning is delivering)
-    they run before this returns."""
-    handler = HOOKS.get(name) or HOOKS.get(f"claude-{name}")
-    if handler is None:
-        _log(f"unknown hook {name!r} (known: {', '.join(HOOKS)})")
-        return ""
-    try:
-        payload = json.loads(stdin_text) if stdin_text.strip() else None
-    except ValueError:
-        _log(f"{name}: payload is not JSON; no decision")
-        return ""
-    pending: list = []
-    try:
-        out = handler(payload, pending)
-        text = json.dumps(out, ensure_ascii=False) if out else ""
-    except Exception as exc:  # a hook never breaks the tool call
-        from ...base.settings import load_settings
+    they run before this returns (`hook_runner.run_hook`)."""
+    from ..hook_runner import run_hook as run
 
-        if load_settings().debug:
-            import traceback
-
-            traceback.print_exc()
-        _log(f"{name}: {type(exc).__name__}: {exc}; no decision")
-        return ""  # nothing recorded is committed: what it wrote stays pending (unsure)
-    if after is None:
-        _run_all(pending)
-    else:
-        after.extend(pending)
-    return text
+    return run(HOOKS, "claude-", name, stdin_text, after)
 
 
 def _run_all(callbacks) -> None:
-    for callback in callbacks:
-        try:
-            callback()
-        except Exception as exc:  # an uncommitted intent only means "unsure"
-            _log(f"commit failed: {type(exc).__name__}: {exc}")
+    from ..hook_runner import run_all
+
+    run_all(callbacks)
 
 
 def _log(message: str) -> None:
     """A hook's own trouble: one `symbolpack hook: warning: ...` line on stderr."""
-    try:
-        from ...base.log import warning
+    from ..hook_runner import log
 
-        warning(message)
-    except Exception:
-        pass
+    log(message)
