@@ -226,7 +226,9 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     leans = response.get("leans_on") or []
     scope = response.get("scope")
     # a range always comes back whole: say so, or a model that passed ids expects a marker
-    what = f": lines {scope['start']}-{scope['end']}, as they are now" if scope and response.get("mode") == "range" else ""
+    mode = response.get("mode")
+    what = (f": lines {scope['start']}-{scope['end']}, as they are now" if scope and mode == "range" else
+            ": the whole file, as it is now" if knew and mode == "full" and not scope else "")
     line = f"[answer {ident}{what}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
     carry = response.get("known_next") or [ident]
     if not knew and path:
