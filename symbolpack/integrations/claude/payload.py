@@ -49,8 +49,9 @@ class HookRequest:
         self.payload = payload
 
 
-def session_id_for(payload: dict) -> str | None:
-    """`claude-<session_id>[-<agent_id>]`, made file-name safe; None when absent."""
+def session_id_for(payload: dict, host: str = "claude") -> str | None:
+    """`<host>-<session_id>[-<agent_id>]`, made file-name safe; None when absent
+    (Claude Code's hooks, and Qwen Code's, whose payloads name sessions alike)."""
     parts = []
     for field in ("session_id", "agent_id"):
         raw = payload.get(field)
@@ -62,7 +63,7 @@ def session_id_for(payload: dict) -> str | None:
             return None
         parts.append(raw if _SAFE_ID.fullmatch(raw) and raw not in (".", "..")
                      else sha256_hex(raw.encode("utf-8", "surrogatepass"))[:24])
-    return "claude-" + "-".join(parts)
+    return f"{host}-" + "-".join(parts)
 
 
 def hook_root(payload: dict) -> str:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import re
 
-from ...base.workspace import sha256_hex
 
 READ_TOOLS = ("read_file",)
 EDIT_TOOLS = ("edit", "write_file")
@@ -51,18 +50,9 @@ class QwenRequest:
 
 def session_id_for(payload: dict) -> str | None:
     """`qwen-<session_id>[-<agent_id>]`, made file-name safe; None when absent."""
-    parts = []
-    for field in ("session_id", "agent_id"):
-        raw = payload.get(field)
-        if raw is None or raw == "":
-            if field == "session_id":
-                return None
-            continue
-        if not isinstance(raw, str):
-            return None
-        parts.append(raw if _SAFE_ID.fullmatch(raw) and raw not in (".", "..")
-                     else sha256_hex(raw.encode("utf-8", "surrogatepass"))[:24])
-    return "qwen-" + "-".join(parts)
+    from ..claude.payload import session_id_for as host_session_id
+
+    return host_session_id(payload, "qwen")
 
 
 def parse_request(payload, tools: tuple[str, ...]) -> QwenRequest | None:
