@@ -330,3 +330,18 @@ def replace_value(text: str, node: Node, value: Any) -> str:
     indent = _line_indent(text, node.start)
     multiline = isinstance(value, dict) and "\n" in text[node.start:node.end]
     return text[:node.start] + render(value, indent, unit, nl, multiline) + text[node.end:]
+
+
+def settings_object(path, text: str) -> Node:
+    """A settings file's text as a JSON-with-comments object (an empty file is `{}`);
+    `SymbolpackError` naming *path* when it is not one (the host installers' shared check)."""
+    from ...base.errors import SymbolpackError
+
+    try:
+        root = parse(text if text.strip() else "{}")
+    except JsoncError as exc:
+        raise SymbolpackError(f"{path}: not valid JSON with comments ({exc}); "
+                              f"fix it by hand, then run this again") from None
+    if not root.is_object:
+        raise SymbolpackError(f"{path}: not a JSON object; fix it by hand, then run this again")
+    return root

@@ -105,14 +105,7 @@ class QwenSettings:
         self.path = path
 
     def _root(self, text: str) -> jsonc_edit.Node:
-        try:
-            root = jsonc_edit.parse(text if text.strip() else "{}")
-        except jsonc_edit.JsoncError as exc:
-            raise SymbolpackError(f"{self.path}: not valid JSON with comments ({exc}); "
-                                  f"fix it by hand, then run this again") from None
-        if not root.is_object:
-            raise SymbolpackError(f"{self.path}: not a JSON object; fix it by hand, then run this again")
-        return root
+        return jsonc_edit.settings_object(self.path, text)
 
     def parse(self, text: str) -> dict:
         return self._root(text).value
