@@ -37,6 +37,9 @@ import json
 import os
 import time
 
+from .. import transcript_cache
+from ..transcript_cache import GrowingFile, digest
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Iterator
@@ -47,12 +50,6 @@ POLL_SECONDS = 2.0
 POLL_INTERVAL = 0.01
 _SKIP_PREFIXES = (b'{"type":"api-request', b'{"type":"queue-operation', b'{"type":"last-prompt',
                   b'{"type":"atis-latch', b'{"type":"tools-used', b'{"type":"cost-state', b'{"type":"mode"')
-
-
-def digest(text: str) -> str:
-    from ...base.workspace import sha256_hex
-
-    return sha256_hex(text.encode("utf-8", "surrogateescape"))[:32]
 
 
 class Record:
@@ -68,14 +65,11 @@ class Record:
         self.boundary: tuple | None = None  # (head, tail, anchor, preserved uuids) of a compaction
 
 
-class Transcript:
+class Transcript(GrowingFile):
     """The parsed part of one transcript file (see the module docstring)."""
 
     def __init__(self) -> None:
-        self.offset = 0
-        self.ident: tuple = ()
-        self.seam = b""  # the bytes just before `offset`, and
-        self.head = b""  # the first 4 KB: a file rewritten in place changes one or the other
+        super().__init__()
         self.records: dict[str, Record] = {}
         self.owner: dict[str, str] = {}  # tool_use id -> uuid of the record holding it
         self.tails: dict[str, str] = {}  # preserved tail uuid -> uuid of its compact boundary
@@ -86,41 +80,14 @@ class Transcript:
     # -- reading
     def update(self, path: str) -> bool:
         """Read what was appended since the last update; False when the file is gone."""
-        try:
-            st = os.stat(path)
-        except OSError:
+        lines = self.new_lines(path)
+        if lines is None:
             return False
-        ident = (st.st_dev, st.st_ino)
-        with open(path, "rb") as fh:
-            if self.offset and ident == self.ident and st.st_size >= self.offset:
-                head = fh.read(len(self.head))
-                fh.seek(self.offset - len(self.seam))
-                if fh.read(len(self.seam)) != self.seam or head != self.head:
-                    self.ident = ()  # rewritten in place
-            if ident != self.ident or st.st_size < self.offset:  # another file, or rewritten: start over
-                self.__init__()  # type: ignore[misc]
-                self.ident = ident
-            if st.st_size == self.offset:
-                return True
-            fh.seek(self.offset)
-            data = fh.read(st.st_size - self.offset)
-        end = data.rfind(b"\n")
-        if end < 0:
-            return True  # a line still being written
-        base = self.offset
-        self.offset += end + 1
-        self.seam = data[max(0, end + 1 - 64):end + 1]
-        if len(self.head) < 4096:
-            self.head = (self.head + data[:end + 1])[:4096]
-        start = 0
-        while start <= end:
-            stop = data.index(b"\n", start)
-            line = data[start:stop]
+        for line, pos in lines:
             if line and not line.startswith(_SKIP_PREFIXES):
-                self._add(line, base + start)
+                self._add(line, pos)
             if b"api-request" in line[:64] and b"clear_tool_uses" in line:
                 self.server_clearing = True
-            start = stop + 1
         return True
 
     def _add(self, line: bytes, pos: int) -> None:
@@ -213,15 +180,11 @@ def _attached_file(attachment: dict) -> tuple | None:
 # --------------------------------------------------------------------------- the cache
 
 def load(cache_path: str) -> Transcript:
-    from ..transcript_cache import load as load_kept
-
-    return load_kept(cache_path, CACHE_VERSION, Transcript)
+    return transcript_cache.load(cache_path, CACHE_VERSION, Transcript)
 
 
 def save(cache_path: str, transcript: Transcript) -> None:
-    from ..transcript_cache import save as keep
-
-    keep(cache_path, CACHE_VERSION, transcript)
+    transcript_cache.save(cache_path, CACHE_VERSION, transcript)
 
 
 def transcript_for(payload: dict) -> str | None:

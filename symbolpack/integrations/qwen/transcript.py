@@ -33,6 +33,9 @@ import os
 import re
 import time
 
+from .. import transcript_cache
+from ..transcript_cache import GrowingFile, digest
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterator
@@ -45,12 +48,6 @@ CLEARED = "[Old tool result content cleared]"  # what Qwen's microcompaction lea
 _LINK = re.compile(rb'"uuid": ?"([^"]+)", ?"parentUuid": ?(null|"([^"]*)")')
 _SKIP = (b'"subtype": "ui_telemetry"', b'"subtype":"ui_telemetry"', b'"subtype": "attribution_snapshot"',
          b'"subtype":"attribution_snapshot"')
-
-
-def digest(text: str) -> str:
-    from ...base.workspace import sha256_hex
-
-    return sha256_hex(text.encode("utf-8", "surrogateescape"))[:32]
 
 
 class Record:
@@ -68,52 +65,22 @@ class Record:
         self.command: str | None = None  # a slash command's name
 
 
-class Transcript:
+class Transcript(GrowingFile):
     def __init__(self) -> None:
-        self.offset = 0
-        self.ident: tuple = ()
-        self.seam = b""
-        self.head = b""
+        super().__init__()
         self.records: dict[str, Record] = {}
         self.owner: dict[str, str] = {}  # call id -> uuid of the assistant record that made it
 
     def update(self, path: str) -> bool:
         """Read what was appended since the last update; False when the file is not there."""
-        try:
-            st = os.stat(path)
-        except OSError:
+        lines = self.new_lines(path)
+        if lines is None:
             return False
-        ident = (st.st_dev, st.st_ino)
-        with open(path, "rb") as fh:
-            if self.offset and ident == self.ident and st.st_size >= self.offset:
-                head = fh.read(len(self.head))
-                fh.seek(self.offset - len(self.seam))
-                if fh.read(len(self.seam)) != self.seam or head != self.head:
-                    self.ident = ()  # rewritten in place
-            if ident != self.ident or st.st_size < self.offset:
-                self.__init__()  # type: ignore[misc]
-                self.ident = ident
-            if st.st_size == self.offset:
-                return True
-            fh.seek(self.offset)
-            data = fh.read(st.st_size - self.offset)
-        end = data.rfind(b"\n")
-        if end < 0:
-            return True  # a line still being written
-        base = self.offset
-        self.offset += end + 1
-        self.seam = data[max(0, end + 1 - 64):end + 1]
-        if len(self.head) < 4096:
-            self.head = (self.head + data[:end + 1])[:4096]
-        start = 0
-        while start <= end:
-            stop = data.index(b"\n", start)
-            line = data[start:stop]
+        for line, pos in lines:
             if line and any(s in line[:600] for s in _SKIP):
-                self._link(line, base + start)  # a telemetry record: only its place in the chain
+                self._link(line, pos)  # a telemetry record: only its place in the chain
             elif line:
-                self._add(line, base + start)
-            start = stop + 1
+                self._add(line, pos)
         return True
 
     def _link(self, line: bytes, pos: int) -> None:
@@ -215,15 +182,11 @@ def _when(stamp) -> float | None:
 # --------------------------------------------------------------------------- the cache
 
 def load(cache_path: str) -> Transcript:
-    from ..transcript_cache import load as load_kept
-
-    return load_kept(cache_path, CACHE_VERSION, Transcript)
+    return transcript_cache.load(cache_path, CACHE_VERSION, Transcript)
 
 
 def save(cache_path: str, transcript: Transcript) -> None:
-    from ..transcript_cache import save as keep
-
-    keep(cache_path, CACHE_VERSION, transcript)
+    transcript_cache.save(cache_path, CACHE_VERSION, transcript)
 
 
 def transcript_for(payload: dict) -> str | None:
