@@ -325,7 +325,12 @@ def read_file(
             session.remember_full_tokens(source.rel, source.sha256, current.counted_full_tokens)
         response = outcome.response
         if answer_id is not None or present is not None:
-            response = _keep_answer(store, source, response, answer_id, folded, chosen, load)
+            # what to pass next is said to a model that names its answers itself (a set:
+            # MCP's `known`); a host's record (a sequence) names them without its help
+            from collections.abc import Set
+
+            carry = isinstance(present, Set)
+            response = _keep_answer(store, source, response, answer_id, folded, chosen, load if carry else None)
         session.record_read(response["mode"], response["tokens"], response["full_tokens"] or 0)
         for item in outcome.drill_ins:
             session.record_drill_in({"path": source.rel, **item})
@@ -366,9 +371,10 @@ def _keep_answer(store: Store, source: Source, response: dict, answer_id: str | 
                  folded: Folded | None, chosen: Sequence[Effect] = (),
                  load: Callable[[str], list[str] | None] | None = None) -> dict:
     """Record the answer's effect under its id; the response says so (v2). With a present
-    set (*folded*, from the effects *chosen*), it also says which answers, this one
-    included, the model's copy now rests on (`known_next`): a model that names its
-    present set by hand (MCP's `known`) passes those next, no fewer."""
+    set (*folded*, from the effects *chosen*) and *load* (given for a model that names
+    its present set itself: MCP's `known`), it also says which answers, this one
+    included, the model's copy now rests on (`known_next`): it passes those next, no
+    fewer."""
     import time
 
     from ..reads.answers import effect_of, fold, new_answer_id
