@@ -1,9 +1,10 @@
-"""The Qwen Code hooks on payloads and transcripts shaped as Qwen 0.24.4 writes them: a
-re-read denied only where Qwen's read cache stays fresh (same process, no outside
-change, no compression, rewind, restart or refused edit since), the answer leaning
-only on results the transcript's active chain still carries (and microcompaction
-cannot have blanked), native output kept line by line as the model got it, own edits
-kept, bad input ignored."""
+"""The Qwen Code hooks on payloads and transcripts shaped as Qwen 0.24.4 writes them: Qwen's
+own read always runs (its read state is what plain Qwen's would be), and its output is
+replaced by symbolpack's answer (a stop whose reason Qwen sends as the result) when the
+file is still what Qwen read and the answer is smaller; the answer leans only on
+results the transcript's active chain still carries (and microcompaction cannot have
+blanked); Qwen's own "unchanged" note never reaches the model; native output kept
+line by line as the model got it, own edits kept, bad input ignored."""
 
 from __future__ import annotations
 
@@ -14,12 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from symbolpack.integrations.qwen.hooks import edit_refused, lifecycle, post_edit, post_read, pre_read
+from symbolpack.integrations.qwen.hooks import post_edit, post_read, pre_read, retired
 from symbolpack.integrations.qwen.present import blanked
 from symbolpack.integrations.qwen.runner import run_hook
 from symbolpack.integrations.qwen.transcript import Record
 
-TEXT = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(40))
+TEXT = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(40))  # small: Qwen's own lines are cheapest
+BIG = "import math\n\n\n" + "".join(  # bodies a skeleton leaves out
+    f"def g{i}(x):\n" + "".join(f"    x += {i} * math.floor(x / {k + 1})\n" for k in range(12)) + f"    return {i}\n\n\n"
+    for i in range(12))
+PLACEHOLDER = ("[File app.py unchanged since last read in this session \u2014 the full content was provided earlier "
+               "in this conversation. If you cannot retrieve that prior content (e.g. after context compaction) or "
+               "you suspect the file was modified outside the read/edit tools (shell command, MCP tool, another "
+               "process), re-read with explicit offset/limit to fetch current content.]")
 
 
 class Qwen:
@@ -64,22 +72,28 @@ class Qwen:
     def system(self, subtype: str, **payload) -> None:
         self._append("system", subtype=subtype, systemPayload=payload)
 
-    def read(self, **args) -> tuple[str, dict | None]:
-        """A read_file call: pre-read; natively run (post-read) unless denied. (id, deny)."""
+    def read(self, shown: str | None = None, during=None, **args) -> tuple[str, dict | None]:
+        """A read_file call as Qwen runs it: pre-read (never a decision), its own read
+        (*shown*: what it produced, else the file's lines; *during*: what happens to the
+        file while it reads), post-read. (id, the answer that replaced its output)."""
         tool_input = {"file_path": str(self.path), **args}
         ident = self.call("read_file", tool_input)
         pre = {**self.base("PreToolUse"), "tool_name": "read_file", "tool_input": tool_input, "tool_call_id": ident}
-        out = pre_read(pre, [])
+        assert pre_read(pre, []) is None
+        if shown is None:
+            lines = self.path.read_text().split("\n")
+            offset = args.get("offset") or 0
+            shown = "\n".join(line.rstrip() for line in lines[offset:offset + args["limit"]]) if "limit" in args \
+                else "\n".join(line.rstrip() for line in lines)
+        if during is not None:
+            during()
+        out = post_read({**pre, "hook_event_name": "PostToolUse", "tool_response": {"llmContent": shown}}, [])
         if out is not None:
-            self.result(ident, "read_file", error=out["hookSpecificOutput"]["permissionDecisionReason"])
-            return ident, out
-        lines = self.path.read_text().split("\n")
-        offset = args.get("offset") or 0
-        shown = "\n".join(line.rstrip() for line in lines[offset:offset + args["limit"]]) if "limit" in args \
-            else "\n".join(line.rstrip() for line in lines)
-        post_read({**pre, "hook_event_name": "PostToolUse", "tool_response": {"llmContent": shown}}, [])
-        self.result(ident, "read_file", output=shown)
-        return ident, None
+            assert out["continue"] is False and set(out) == {"continue", "stopReason"}
+            self.result(ident, "read_file", error=out["stopReason"])  # Qwen records a stop as an error
+        else:
+            self.result(ident, "read_file", output=shown)
+        return ident, out
 
     def edit(self, old: str, new: str) -> str:
         tool_input = {"file_path": str(self.path), "old_string": old, "new_string": new}
@@ -96,90 +110,106 @@ def qwen(make_repo, monkeypatch, tmp_path):
     root = make_repo({}, commit=False)
     monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    # the hooks run in this process: the Qwen process they run for is a fixed one, not
-    # whatever runs pytest (a CI job's shell chain may end at init: no process at all)
-    from symbolpack.integrations.qwen import hooks
-
-    monkeypatch.setattr(hooks, "qwen_process", lambda: "4242-17")
     return Qwen(root)
 
 
-def reason(out: dict | None) -> str:
-    assert out is not None, "the read was not answered"
-    return out["hookSpecificOutput"]["permissionDecisionReason"]
+def answer(out: dict | None) -> str:
+    assert out is not None, "Qwen's output was not replaced"
+    return out["stopReason"]
 
 
-def test_a_first_read_runs_natively_and_a_re_read_is_unchanged(qwen):
-    assert qwen.read()[1] is None  # Qwen's own read: its edit tool needs it
-    _, out = qwen.read()
-    assert reason(out).startswith("[UNCHANGED] app.py")
+def test_a_first_read_is_a_skeleton_in_place_of_qwens_output_and_a_re_read_is_unchanged(qwen):
+    qwen.path.write_text(BIG)
+    assert answer(qwen.read()[1]).startswith("[SKELETON] app.py")
+    assert answer(qwen.read()[1]).startswith("[UNCHANGED] app.py")
+
+
+def test_qwens_own_lines_stand_where_they_are_the_cheapest_answer(qwen):
+    assert qwen.read()[1] is None  # a small file: its lines, as Qwen shows them
+    assert answer(qwen.read()[1]).startswith("[UNCHANGED] app.py")
 
 
 def test_after_its_own_edit_a_re_read_shows_the_edit(qwen):
     qwen.read()
     qwen.edit("    return 7\n", "    return 77\n")
-    _, out = qwen.read()
-    text = reason(out)
+    text = answer(qwen.read()[1])
     assert text.startswith("[DELTA]") and "return 77" in text and "return 7\n" not in text
 
 
-def test_an_outside_change_leaves_the_read_to_qwen(qwen):
+def test_after_an_outside_change_a_re_read_says_what_changed(qwen):
     qwen.read()
     qwen.path.write_text(TEXT.replace("return 3\n", "return 30\n"))
-    assert qwen.read()[1] is None
-    assert reason(qwen.read()[1]).startswith("[UNCHANGED]")  # and Qwen's read made it fresh again
+    text = answer(qwen.read()[1])
+    assert text.startswith(("[DELTA]", "[DIFF]")) and "return 30" in text
+    assert answer(qwen.read()[1]).startswith("[UNCHANGED]")
 
 
-def test_a_new_process_compression_or_refused_edit_leaves_the_read_to_qwen(qwen):
+def test_a_file_that_changes_while_qwen_reads_it_is_left_to_qwen(qwen):
+    qwen.path.write_text(BIG)
     qwen.read()
-    lifecycle({**qwen.base("SessionStart"), "source": "resume"}, [])
-    assert qwen.read()[1] is None
+    _, out = qwen.read(during=lambda: qwen.path.write_text(BIG.replace("return 3\n", "return 30\n")))
+    assert out is None  # what Qwen recorded is not the file symbolpack would answer about
     assert qwen.read()[1] is not None
-    lifecycle({**qwen.base("PreCompact"), "trigger": "auto"}, [])
-    assert qwen.read()[1] is None
-    edit_refused({**qwen.base("PostToolUseFailure"), "tool_name": "edit", "tool_call_id": "call_x",
-                  "tool_input": {"file_path": str(qwen.path), "old_string": "a", "new_string": "b"},
-                  "error": f"File {qwen.path} has been modified since you last read it (mtime or size changed)."},
-                 [])
-    assert qwen.read()[1] is None
+
+
+def test_qwens_own_unchanged_note_never_reaches_the_model(qwen):
+    qwen.path.write_text(BIG)
+    qwen.read()  # a skeleton: Qwen recorded a full read, so its next answer is its note
+    assert answer(qwen.read(shown=PLACEHOLDER)[1]).startswith("[UNCHANGED]")
+    qwen.transcript.unlink()  # nothing proven: an answer that leans on nothing
+    qwen.records.clear()
+    assert answer(qwen.read(shown=PLACEHOLDER)[1]).startswith("[SKELETON]")
 
 
 def test_a_compression_or_rewind_on_the_chain_is_a_barrier_without_any_hook(qwen):
+    qwen.path.write_text(BIG)
     qwen.read()
     qwen.system("chat_compression", info={"compressionStatus": 1})
-    assert qwen.read()[1] is None  # Qwen cleared its read cache: it reads
-    assert qwen.read()[1] is not None
+    assert answer(qwen.read()[1]).startswith("[SKELETON]")  # the model holds nothing of it
+    assert answer(qwen.read()[1]).startswith("[UNCHANGED]")
     first = qwen.records[-1]["uuid"]
     qwen.system("rewind", truncatedCount=2, parent=first)
-    assert qwen.read()[1] is None
+    assert answer(qwen.read()[1]).startswith("[UNCHANGED]")  # the rewound-to chain still holds it
 
 
 def test_only_results_on_the_active_chain_count(qwen):
+    qwen.path.write_text(BIG)
     qwen.read()
     # a branch that leaves the read's result behind (its parent is before the read)
     qwen._append("user", {"role": "user", "parts": [{"text": "again"}]}, parent=None)
-    _, out = qwen.read()  # Qwen's cache is fresh, nothing is present: a first-read answer
-    assert out is None or reason(out).startswith("[SKELETON]")
+    assert answer(qwen.read()[1]).startswith("[SKELETON]")
 
 
 def test_a_line_qwen_trimmed_is_not_vouched_for(qwen):
     qwen.path.write_text(TEXT.replace("return 5\n", "return 5   \n"))
     qwen.read()
     _, out = qwen.read()
-    assert out is None or not reason(out).startswith("[UNCHANGED]")
+    assert out is None or not answer(out).startswith("[UNCHANGED]")
 
 
 def test_a_result_with_other_text_than_kept_does_not_count(qwen):
-    ident, _ = qwen.read()
+    qwen.read()
     qwen.records[-1]["message"]["parts"][0]["functionResponse"]["response"]["output"] += "\n\nsome hook's note"
     qwen.transcript.write_text("".join(json.dumps(r) + "\n" for r in qwen.records))
     _, out = qwen.read()
-    assert out is None or not reason(out).startswith("[UNCHANGED]")
+    assert out is None or not answer(out).startswith("[UNCHANGED]")
 
 
-def test_a_range_always_runs_natively(qwen):
+def test_a_range_is_qwens_own_lines(qwen):
+    assert qwen.read(offset=3, limit=40)[1] is None  # lines nobody showed
     qwen.read()
-    assert qwen.read(offset=3, limit=5)[1] is None
+    assert qwen.read(offset=3, limit=40)[1] is None  # asked for lines: shown again, as Qwen shows them
+    qwen.path.write_text(BIG)
+    assert qwen.read(offset=3, limit=40)[1] is None  # never a skeleton for a range
+
+
+def test_media_and_the_retired_hooks_are_no_decision(qwen):
+    image = qwen.root / "a.png"
+    image.write_bytes(b"\x89PNG\r\n")
+    payload = {**qwen.base("PostToolUse"), "tool_name": "read_file", "tool_input": {"file_path": str(image)},
+               "tool_call_id": "call_img", "tool_response": {"llmContent": "x"}}
+    assert pre_read({**payload, "hook_event_name": "PreToolUse"}, []) is None and post_read(payload, []) is None
+    assert retired(qwen.base("SessionStart"), []) is None
 
 
 def test_an_idle_gap_blanks_all_but_the_newest_results():

@@ -177,8 +177,8 @@ def test_hook_command_skips_the_cli_parser_where_it_can(tmp_path):
     script.write_text(f"#!{sys.executable}\nimport sys\n")
     assert hook_command(str(script), "qwen-pre-read") == f"{sys.executable} -m symbolpack.integrations.qwen qwen-pre-read"
     assert hook_command(f"{sys.executable} -m symbolpack.cli", "x") == f"{sys.executable} -m symbolpack.integrations.qwen x"
-    assert hook_command("/nowhere/tldrs", "qwen-lifecycle") == "/nowhere/tldrs qwen-hook qwen-lifecycle"
-    for name in ("qwen-pre-read", "qwen-lifecycle"):
+    assert hook_command("/nowhere/tldrs", "qwen-post-edit") == "/nowhere/tldrs qwen-hook qwen-post-edit"
+    for name in ("qwen-pre-read", "qwen-post-edit", "qwen-lifecycle"):
         assert is_ours(hook_command(str(script), name)) and is_ours(hook_command("/nowhere/tldrs", name))
     assert not is_ours("echo qwen-hook qwen-pre-read")
 
@@ -186,15 +186,36 @@ def test_hook_command_skips_the_cli_parser_where_it_can(tmp_path):
 def test_every_installed_hook_name_is_one_the_runner_knows():
     from symbolpack.integrations.qwen.runner import HOOKS
 
+    from symbolpack.integrations.qwen.runner import RETIRED, run_hook
+
     assert {name for _, _, name in QWEN_HOOKS} == set(HOOKS)
+    # the hooks an earlier install wrote still run, quietly, until the next install
+    payload = json.dumps({"session_id": "s", "hook_event_name": "SessionStart", "cwd": "/"})
+    assert set(RETIRED) == {"qwen-edit-refused", "qwen-lifecycle"} and all(run_hook(n, payload) == "" for n in RETIRED)
 
 
-def test_doctor_runs_every_hook_and_denies_the_re_read(home, repo):
+def test_install_over_an_earlier_install_takes_out_its_retired_hooks(home, repo):
+    path = inst.settings_path("qwen", False, repo)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = {"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "timeout": 30,
+                                                              "command": hook_command(WORKING, name)}]}]
+                     for event, matcher, name in (("PreToolUse", "read_file", "qwen-pre-read"),
+                                                  ("PostToolUseFailure", "edit|write_file", "qwen-edit-refused"),
+                                                  ("SessionStart", "", "qwen-lifecycle"))}}
+    path.write_text(json.dumps(old, indent=2) + "\n")
+    run(inst.install, repo)
+    text = path.read_text()
+    assert "qwen-lifecycle" not in text and "qwen-edit-refused" not in text
+    assert len(QwenSettings(path).installed(text)) == len(QWEN_HOOKS)
+
+
+def test_doctor_runs_every_hook_and_answers_the_reads(home, repo):
     run(inst.install, repo)
     report = doctor_report(repo)
     assert report["targets"][0]["status"] == "installed"
-    assert [h["hook"] for h in report["hooks"]][:4] == ["qwen-lifecycle", "qwen-pre-read (a first read)",
-                                                       "qwen-post-read", "qwen-pre-read (a re-read)"]
+    assert [h["hook"] for h in report["hooks"]] == ["qwen-pre-read (a first read)", "qwen-post-read (a first read)",
+                                                   "qwen-pre-read (a re-read)", "qwen-post-read (a re-read)",
+                                                   "qwen-post-edit"]
     assert all(h["ok"] for h in report["hooks"]), report["hooks"]
     assert report["checks"] == []
 
@@ -207,12 +228,14 @@ def test_doctor_names_a_hook_that_does_not_answer_and_an_incomplete_install(home
     path.write_text(json.dumps(data))
     report = doctor_report(repo)
     bad = [h for h in report["hooks"] if not h["ok"]]
-    assert bad and all(h["hook"].startswith("qwen-pre-read") for h in bad) and "exit 1" in bad[0]["detail"]
-    del data["hooks"]["PostCompact"]
+    assert bad and bad[0]["hook"].startswith("qwen-pre-read") and "exit 1" in bad[0]["detail"]
+    # without the pre-read hook's note of the file, the post-read hook never answers: named too
+    assert all(h["hook"].startswith(("qwen-pre-read", "qwen-post-read")) for h in bad)
+    del data["hooks"]["PreToolUse"]
     path.write_text(json.dumps(data))
     report = doctor_report(repo)
     assert report["targets"][0]["status"] == "incomplete"
-    assert any("missing PostCompact[]" in c["detail"] for c in report["checks"])
+    assert any("missing PreToolUse[read_file]" in c["detail"] for c in report["checks"])
     proc = subprocess.run([sys.executable, "-m", "symbolpack.cli", "doctor"], cwd=repo, capture_output=True,
                           text=True)
     assert proc.returncode == 1 and "qwen project hooks" in proc.stdout

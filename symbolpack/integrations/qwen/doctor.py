@@ -3,12 +3,12 @@
 For the project's and the user's `settings.json`: which of symbolpack's hooks are
 there (`settings.QwenSettings.installed`). Then each installed command is run as Qwen
 runs it (`$SHELL -c COMMAND`, payload on stdin) in a scratch project with a state dir
-of its own: the lifecycle hook on `SessionStart`, the pre-read hook on a first read
-(no answer: Qwen reads), the post-read hook on that read's output, and the pre-read
-hook again on a re-read, with a transcript holding the first read, which must be
-denied with `[UNCHANGED]`; the edit hooks on probes of their events. Every run must
-exit 0, and a payload that is not JSON must get no answer. An install missing some of
-its seven hooks is reported as such: a pre-read hook without the post-read one would
+of its own: the pre-read hook on a first read (never a decision: Qwen reads), the
+post-read hook on that read's output (a stop whose reason is a `[SKELETON]`), then
+both again on a re-read, with a transcript holding the first answer, which must be
+answered `[UNCHANGED]`; the edit hook on a probe of its event. Every run must exit 0,
+and a payload that is not JSON must get no answer. An install missing some of its
+three hooks is reported as such: a post-read hook without the pre-read one would
 never answer, an edit hook missing would leave answers leaning on copies the model
 no longer has.
 """
@@ -25,7 +25,9 @@ from pathlib import Path
 from ...base.errors import SymbolpackError
 from .settings import QWEN_HOOKS, QwenSettings
 
-PROBE = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(40))
+PROBE = "import math\n\n\n" + "".join(  # bodies a skeleton leaves out
+    f"def f{i}(x):\n" + "".join(f"    x += {i} * math.floor(x / {k + 1})\n" for k in range(12)) + "    return x\n\n\n"
+    for i in range(8))
 
 
 def doctor_report(root: Path, timeout: float = 20.0) -> dict:
@@ -112,8 +114,11 @@ def probe_hooks(commands: dict[tuple[str, str], str], timeout: float = 20.0) -> 
                 detail = "answered a payload that is not JSON"
             if not detail and proc is not None:
                 detail = want(proc.stdout.strip())
-            checks.append({"hook": name, "command": command, "ok": not detail, "ms": round(ms, 1),
-                           "detail": detail or f"answered in {ms:.0f} ms"})
+            entry = {"hook": name, "command": command, "ok": not detail, "ms": round(ms, 1),
+                     "detail": detail or f"answered in {ms:.0f} ms"}
+            if not detail and proc is not None and proc.stdout.strip():
+                entry["answer"] = json.loads(proc.stdout).get("stopReason")  # what the model would get
+            checks.append(entry)
 
         def nothing(out: str) -> str:
             return "" if not out else f"unexpected answer {out[:80]!r}"
@@ -121,46 +126,46 @@ def probe_hooks(commands: dict[tuple[str, str], str], timeout: float = 20.0) -> 
         read_in = {"file_path": str(probe)}
         pre = commands[("PreToolUse", "read_file")]
         post = commands[("PostToolUse", "read_file")]
-        check("qwen-lifecycle", commands[("SessionStart", "")],
-              {**base, "hook_event_name": "SessionStart", "source": "startup"}, nothing)
-        _write_transcript(transcript, [("call_first", None)])
-        check("qwen-pre-read (a first read)", pre, {**base, "hook_event_name": "PreToolUse", "tool_name": "read_file",
-                                                     "tool_input": read_in, "tool_call_id": "call_first"}, nothing)
-        check("qwen-post-read", post, {**base, "hook_event_name": "PostToolUse", "tool_name": "read_file",
-                                       "tool_input": read_in, "tool_call_id": "call_first",
-                                       "tool_response": {"llmContent": PROBE}}, nothing)
-        _write_transcript(transcript, [("call_first", PROBE), ("call_again", None)])
 
-        def denied(out: str) -> str:
-            try:
-                decision = json.loads(out)["hookSpecificOutput"]
-            except (ValueError, KeyError, TypeError):
-                return f"no deny for a re-read: {out[:80]!r}"
-            ok = decision.get("permissionDecision") == "deny" and \
-                str(decision.get("permissionDecisionReason", "")).startswith("[UNCHANGED]")
-            return "" if ok else f"unexpected answer to a re-read: {out[:80]!r}"
+        def stopped(head: str):
+            def want(out: str) -> str:
+                try:
+                    answer = json.loads(out)
+                except ValueError:
+                    return f"no answer in place of Qwen's output: {out[:80]!r}"
+                ok = isinstance(answer, dict) and answer.get("continue") is False and \
+                    str(answer.get("stopReason", "")).startswith(head)
+                return "" if ok else f"unexpected answer: {out[:80]!r}"
+            return want
 
-        check("qwen-pre-read (a re-read)", pre, {**base, "hook_event_name": "PreToolUse", "tool_name": "read_file",
-                                                  "tool_input": read_in, "tool_call_id": "call_again"}, denied)
-        _write_transcript(transcript, [("call_first", PROBE), ("call_again", None), ("call_edit", None)])
+        def read(name: str, ident: str, calls: list, head: str) -> None:
+            _write_transcript(transcript, calls)
+            payload = {**base, "tool_name": "read_file", "tool_input": read_in, "tool_call_id": ident}
+            check(f"qwen-pre-read ({name})", pre, {**payload, "hook_event_name": "PreToolUse"}, nothing)
+            check(f"qwen-post-read ({name})", post, {**payload, "hook_event_name": "PostToolUse",
+                                                     "tool_response": {"llmContent": PROBE}}, stopped(head))
+
+        read("a first read", "call_first", [("call_first", None)], "[SKELETON]")
+        first = [c for c in checks if c["hook"] == "qwen-post-read (a first read)"]
+        answer = first[0].get("answer") if first and first[0]["ok"] else None
+        answer = answer if isinstance(answer, str) else PROBE
+        read("a re-read", "call_again", [("call_first", answer, True), ("call_again", None)], "[UNCHANGED]")
+        _write_transcript(transcript, [("call_first", answer, True), ("call_again", None), ("call_edit", None)])
         edit_in = {"file_path": str(probe), "old_string": "return 1\n", "new_string": "return 1\n"}
         check("qwen-post-edit", commands[("PostToolUse", "edit|write_file")],
               {**base, "hook_event_name": "PostToolUse", "tool_name": "edit", "tool_input": edit_in,
                "tool_call_id": "call_edit", "tool_response": {"llmContent": "ok"}}, nothing)
-        check("qwen-edit-refused", commands[("PostToolUseFailure", "edit|write_file")],
-              {**base, "hook_event_name": "PostToolUseFailure", "tool_name": "edit", "tool_input": edit_in,
-               "tool_call_id": "call_edit", "error": f"File {probe} has not been read in this session."}, nothing)
-        for event in ("PreCompact", "PostCompact"):
-            check(f"qwen-lifecycle ({event})", commands[(event, "")],
-                  {**base, "hook_event_name": event, "trigger": "manual"}, nothing)
+    for c in checks:
+        c.pop("answer", None)
     return checks
 
 
-def _write_transcript(path: Path, calls: list[tuple[str, str | None]]) -> None:
-    """A transcript as Qwen writes it: each call's assistant record, then its result (if any)."""
+def _write_transcript(path: Path, calls: list[tuple]) -> None:
+    """A transcript as Qwen writes it: each call's assistant record, then its result (if
+    any: (id, text[, True for a result Qwen records as an error, a stop's reason]))."""
     lines = []
     parent = None
-    for n, (ident, output) in enumerate(calls):
+    for n, (ident, output, *error) in enumerate(calls):
         uuid = f"a{n}"
         lines.append({"uuid": uuid, "parentUuid": parent, "type": "assistant", "message": {"role": "model", "parts": [
             {"functionCall": {"id": ident, "name": "read_file", "args": {}}}]}})
@@ -169,7 +174,7 @@ def _write_transcript(path: Path, calls: list[tuple[str, str | None]]) -> None:
             uuid = f"r{n}"
             lines.append({"uuid": uuid, "parentUuid": parent, "type": "tool_result", "message": {
                 "role": "user", "parts": [{"functionResponse": {"id": ident, "name": "read_file",
-                                                                "response": {"output": output}}}]}})
+                                                                "response": {"error" if error else "output": output}}}]}})
             parent = uuid
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 

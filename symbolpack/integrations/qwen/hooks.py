@@ -1,20 +1,59 @@
-"""The Qwen Code hooks: a read answered by symbolpack only where Qwen's own read state
-stays true; every native read and own edit kept as an answer the next read leans on.
+"""The Qwen Code hooks: Qwen's own `read_file` always runs (so its read-before-edit
+record is what plain Qwen's would be), and its output is replaced by symbolpack's
+answer against what the transcript proves the model holds.
 
 | hook | Qwen event | what it does |
 | --- | --- | --- |
-| `qwen-pre-read` | `PreToolUse` `read_file` | a whole-file re-read of a file Qwen's read cache still holds as it is (`payload.qwen_fresh`): answered against the answers the transcript proves present (`present.py`) with a `deny` whose reason is the answer (Qwen sends it as the tool's result, verbatim): `[UNCHANGED]`, a delta or diff, a skeleton; anything else, and every first read, range, read after an outside change, compression, rewind or restart, runs natively |
-| `qwen-post-read` | `PostToolUse` `read_file` | the native output kept as an answer, line by line as the model got it (Qwen trims line ends and cuts long output: those lines are unknown); Qwen's read state noted when the file did not change during the read |
-| `qwen-post-edit` | `PostToolUse` `edit`, `write_file` | the model's own edit kept as an answer (`own_edits.keep_own_edit`); Qwen's read state noted (it records its own writes) |
-| `qwen-edit-refused` | `PostToolUseFailure` `edit`, `write_file` | Qwen refused an edit for its read state ("has not been read", "modified since you last read it"): symbolpack's note of that state goes, the next read runs natively |
-| `qwen-lifecycle` | `SessionStart`, `PreCompact`, `PostCompact` | a new process, a reset or a compression: Qwen's read cache may be empty, nothing noted before counts |
+| `qwen-pre-read` | `PreToolUse` `read_file` | never a decision: notes the file's fingerprint (device, inode, mtime, size) as Qwen's read starts |
+| `qwen-post-read` | `PostToolUse` `read_file` | when the file is still what Qwen read: symbolpack's answer (`present.py`) in place of Qwen's output, as `{"continue": false, "stopReason": ANSWER}` -- a whole read's `[SKELETON]`, `[UNCHANGED]`, `[DELTA]` or `[DIFF]`, a range's marker or delta -- when it costs fewer tokens; Qwen's own "unchanged since last read" note is always replaced; anything else stands and is kept as an answer line by line as the model got it (Qwen trims line ends and cuts long output: those lines are unknown) |
+| `qwen-post-edit` | `PostToolUse` `edit`, `write_file` | the model's own edit kept as an answer (`own_edits.keep_own_edit`) |
 
-Why a deny only then: a denied `read_file` never runs, so Qwen records nothing, and its
-`edit` refuses a file it has not read in this process or that changed since it read or
-wrote it. A deny where Qwen's entry is fresh leaves that entry as it was (fresh), so
-the next edit goes through; anywhere else the native read must run for Qwen to record
-it. The price: first reads, reads after an outside change, after a compression, a
-rewind or a restart are Qwen's own full reads (no skeleton, no delta).
+`qwen-edit-refused` and `qwen-lifecycle`, which earlier installs wrote, still run as no
+decision (`retired`) until `tldrs install qwen` runs again and takes them out.
+
+Why the answer replaces Qwen's output after its read, and never a deny before it: the
+code facts of Qwen Code 0.24.4 (its bundled `chunks/*.js`):
+
+- Read state. `edit` and `write_file` call `checkPriorRead` (tools/priorReadEnforcement.ts)
+  on `FileReadCache` (services/fileReadCache.ts): an entry keyed by `dev:ino` whose
+  `mtimeMs` and `size` still match, with `lastReadAt` set and `lastReadCacheable` (plain
+  text); `lastReadWasFull` is not asked for ("a partial read with offset / limit is
+  fine"). Only `ReadFileToolInvocation.execute` (tools/read-file.ts) records a read
+  (`cache.recordRead`, `full` = no offset/limit/pages and not truncated), inside the
+  tool, before any PostToolUse hook; `recordGrepResultFileReads` (a partial read per
+  grep_search hit), `@file` attachments and Qwen's own writes (`recordWrite`) are the
+  others. The cache is process memory: cleared at every compression, at a microcompaction
+  that blanks a read it cannot place, dropped or thinned under memory pressure
+  (`dropEntries`, `evictNotAccessedSince`) -- with no hook told. So a PreToolUse deny
+  (`firePreToolUseHook`: the tool never runs, the reason becomes the result) records
+  nothing, and is safe only while an earlier entry provably survives, which a hook
+  cannot know under memory pressure.
+- (a) A modified tool input: `firePreToolUseHook` (core/toolHookTriggers.ts) returns only
+  proceed/deny/ask/stop and `additionalContext`; `hookSpecificOutput.tool_input` is
+  applied by `HookRunner.applyHookOutputToInput` to the input of the *next hook* only,
+  never to the tool's arguments. `updatedInput` exists only for `PermissionRequest`
+  (`firePermissionRequestHook`), which fires only for a call that needs approval: not a
+  workspace `read_file`, never under `--yolo`. No way to make Qwen read a tiny range.
+- (b) PostToolUse (`firePostToolUseHook`, and its caller in `CoreToolScheduler`): no field
+  replaces the output (`additionalContext` is appended after it by
+  `appendAdditionalContext`), but `continue: false` makes the scheduler answer the call
+  with `createErrorResponse(new Error(stopReason), EXECUTION_DENIED)` -- the same shape
+  as a deny, `stopReason` verbatim (a command hook's stdout is parsed whole, up to 1 MB)
+  -- after `read_file` ran and recorded the read. `continue: false` stops nothing else
+  there (`processCommonHookOutputFields` only logs it); the turn goes on as after a deny.
+  This is what `qwen-post-read` does.
+- (c) Nothing a hook sends reaches `FileReadCache`: the only writers are the tools above.
+- (d) An MCP tool (`DiscoveredMCPTool`) never calls `recordRead`: `edit` would refuse a
+  file read only through `tldrs mcp` ("has not been read in this session").
+
+So Qwen's read always runs and is recorded exactly as without symbolpack: an edit is
+refused only where plain Qwen's would be. Qwen records a replaced whole read as full
+and still in history (its microcompaction never blanks an error result), so its next
+whole read of the unchanged file is its own note "unchanged since last read ... the
+full content was provided earlier", which after a skeleton is not true: qwen-post-read
+replaces every such note with symbolpack's answer. If the file changed between Qwen's
+read and the hook (the fingerprints differ), Qwen's output stands: what Qwen recorded
+is not the file symbolpack would answer about.
 """
 
 from __future__ import annotations
@@ -29,18 +68,16 @@ import os
 import re
 import time
 
-from .payload import (EDIT_TOOLS, READ_TOOLS, bump_generation, fingerprint, forget_qwen_read, int_or_none,
-                      note_qwen_read, parse_request, qwen_fresh, qwen_process, qwen_states, session_id_for)
+from .payload import EDIT_TOOLS, READ_TOOLS, fingerprint, int_or_none, parse_request, reading_calls
 
 # Qwen shows these as media or structured values, never as text lines
 NATIVE_ONLY_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".svg", ".pdf", ".ipynb",
                         ".mp3", ".m4a", ".wav", ".flac", ".ogg", ".aac", ".mp4", ".mov", ".mkv", ".webm", ".avi")
 _SHOWING = re.compile(r"\AShowing lines (\d+)-(\d+) of (?:at least )?(\d+) total lines\.\n\n---\n\n")
 _QWEN_UNCHANGED = re.compile(r"\A\[File .* unchanged since last read in this session")
-# Qwen's refusals of an edit for its read state (priorReadEnforcement)
-_REFUSED = ("has not been read in this session", "has been modified since you last read it",
-            "disappeared after the model read it", "Could not stat")
-READING = "reading"  # per call: the fingerprint before a native read, to check Qwen's stat saw the same
+# what symbolpack answers in place of Qwen's output: a whole read, a range
+ANSWERS = ("skeleton", "unchanged", "delta", "diff")
+RANGE_ANSWERS = ("unchanged", "delta", "diff")
 
 
 def _workspace(root: str):
@@ -58,6 +95,8 @@ def _rel(path: str, root) -> str:
 # --------------------------------------------------------------------------- qwen-pre-read
 
 def pre_read(payload: Any, after: list) -> HookOutput | None:
+    """Never a decision: Qwen's own read runs (and records the file in its read state);
+    the fingerprint it starts from is noted for qwen-post-read."""
     req = parse_request(payload, READ_TOOLS)
     if req is None or req.call_id is None or req.path.lower().endswith(NATIVE_ONLY_SUFFIXES):
         return None
@@ -69,68 +108,18 @@ def pre_read(payload: Any, after: list) -> HookOutput | None:
         store = ws.store_or_none()
         if store is None:
             return None
-        rel = _rel(req.path, ws.root)
-        process = qwen_process()
-        args = req.tool_input
-        whole = all(args.get(k) is None for k in ("offset", "limit", "pages"))
-        with store.session(req.session_id, write=False) as session:
-            event = qwen_fresh(session, rel, fp, process) if whole else None
-        answer = _answer(req, ws, store, rel, event, after) if event is not None else None
-        if answer is not None:
-            return answer
-        # the native read runs: note the fingerprint it starts from (qwen-post-read checks it)
         with store.session(req.session_id) as session:
-            reading = qwen_states(session).setdefault(READING, {})
+            reading = reading_calls(session)
             reading.clear() if len(reading) > 64 else None
-            reading[req.call_id] = [fp, process]
+            reading[req.call_id] = fp
         return None
     finally:
         ws.close()
 
 
-def _answer(req, ws, store, rel: str, event: str, after: list) -> HookOutput | None:
-    """The deny that answers this whole-file re-read, or None (the native read runs)."""
-    from .present import prove
-
-    proof = prove(req.payload, req.call_id, store, rel, str(ws.root))
-    if proof is None or event not in proof.since_barrier:
-        return None  # Qwen cleared its read cache since (a compression, a rewind) or nothing is proven
-    from ...api.operations import read_file
-
-    result = read_file(ws, req.path, req.session_id, confirm=False, answer_id=req.call_id,
-                       present=proof.present, front="qwen")
-    after.append(result.commit)
-    response = result.response
-    if response["mode"] not in ("unchanged", "delta", "diff", "skeleton"):
-        return None  # a plain read: Qwen's own shows the same lines, and records them
-    reason = response["text"]
-    from ...base.tokens import count_tokens
-
-    full = response.get("full_tokens")
-    if isinstance(full, int) and count_tokens(reason) >= full:
-        return None
-    _keep_digest(store, response, reason)
-    from ..claude.payload import pre_tool
-
-    return pre_tool("deny", reason)
-
-
-def _keep_digest(store, response: dict, reason: str) -> None:
-    """The answer kept again with what the transcript will say of it (Qwen stores a deny's
-    reason as the call's `response.error`): a record saying anything else does not count."""
-    from ...reads.answers import effect_of
-    from .transcript import digest
-
-    ident = response.get("answer_id")
-    effect = effect_of(response, ident, time.time_ns()) if ident else None
-    if effect is not None:
-        effect.digest = digest(reason)
-        store.add_answer(response["path"], effect)
-
-
 # --------------------------------------------------------------------------- qwen-post-read
 
-def post_read(payload: Any, after: list) -> HookOutput | None:
+def post_read(payload: Any, after: list) -> dict | None:
     req = parse_request(payload, READ_TOOLS)
     if req is None or req.call_id is None:
         return None
@@ -141,18 +130,74 @@ def post_read(payload: Any, after: list) -> HookOutput | None:
         store = ws.store_or_none()
         if store is None:
             return None
-        rel = _rel(req.path, ws.root)
         fp = fingerprint(req.path)
         with store.session(req.session_id) as session:
-            started = qwen_states(session).get(READING, {}).pop(req.call_id, None)
-            if not isinstance(content, str) or _QWEN_UNCHANGED.match(content):
-                return None  # media, or Qwen's own "unchanged" note: nothing shown, its state as it was
-            same = isinstance(started, list) and len(started) == 2 and started[0] == fp and fp is not None
-            note_qwen_read(session, rel, fp if same else None, started[1] if same else None, req.call_id)
-        _keep_native(ws, store, req, content)
+            started = reading_calls(session).pop(req.call_id, None)
+        if not isinstance(content, str) or req.path.lower().endswith(NATIVE_ONLY_SUFFIXES):
+            return None  # media or a structured value: Qwen's own
+        placeholder = _QWEN_UNCHANGED.match(content) is not None
+        if placeholder or (fp is not None and started == fp):
+            out = _answer(req, ws, store, _rel(req.path, ws.root), content, placeholder, after)
+            if out is not None:
+                return out
+        if not placeholder:
+            _keep_native(ws, store, req, content)
         return None
     finally:
         ws.close()
+
+
+def _answer(req, ws, store, rel: str, content: str, placeholder: bool, after: list) -> dict | None:
+    """The stop whose reason is symbolpack's answer to this read, in place of Qwen's output
+    (which it ran and recorded), or None: Qwen's output stands. *placeholder*: Qwen's
+    output is its own "unchanged since last read" note, true only of a read it showed
+    whole itself, so any answer symbolpack has replaces it."""
+    args = req.tool_input
+    offset, limit = int_or_none(args.get("offset")), int_or_none(args.get("limit"))
+    if args.get("pages") is not None or (args.get("offset") is not None and offset is None) \
+            or (args.get("limit") is not None and limit is None):
+        return None
+    whole = offset is None and limit is None
+    from ...api.operations import read_file
+    from ...base.errors import SymbolpackError
+    from ...reads.read import ReadPolicy
+    from .present import prove
+
+    proof = prove(req.payload, req.call_id, store, rel, str(ws.root))
+    # no proof: an answer that leans on nothing the model may hold (a skeleton, lines)
+    present = proof.present if proof is not None else []
+    policy = ReadPolicy() if whole else ReadPolicy(skeleton_max_share=0.0)  # a range asks for lines
+    try:
+        result = read_file(ws, req.path, req.session_id, offset=None if offset is None else offset + 1,
+                           limit=limit, policy=policy, confirm=False, answer_id=req.call_id, present=present,
+                           front="qwen")
+    except SymbolpackError:
+        return None
+    response = result.response
+    if response["mode"] not in (ANSWERS if whole else RANGE_ANSWERS):
+        return None  # lines as Qwen shows them: its own output is the answer (kept by _keep_native)
+    reason = response["text"]
+    from ...base.tokens import count_tokens
+
+    if not placeholder and count_tokens(reason) >= count_tokens(content):
+        return None
+    after.append(result.commit)
+    _keep_digest(store, response, reason)
+    return {"continue": False, "stopReason": reason}  # Qwen's stop: not a Claude-shaped HookOutput
+
+
+def _keep_digest(store, response: dict, reason: str) -> None:
+    """The answer kept again with what the transcript will say of it (Qwen stores a
+    stop's reason as the call's `response.error`): a record saying anything else does
+    not count."""
+    from ...reads.answers import effect_of
+    from .transcript import digest
+
+    ident = response.get("answer_id")
+    effect = effect_of(response, ident, time.time_ns()) if ident else None
+    if effect is not None:
+        effect.digest = digest(reason)
+        store.add_answer(response["path"], effect)
 
 
 def _keep_native(ws, store, req, content: str) -> None:
@@ -214,8 +259,6 @@ def post_edit(payload: Any, after: list) -> HookOutput | None:
         if store is None:
             return None
         rel = _rel(req.path, ws.root)
-        with store.session(req.session_id) as session:  # Qwen recorded its own write: its entry is fresh
-            note_qwen_read(session, rel, fingerprint(req.path), qwen_process(), req.call_id)
         if req.call_id is None:
             return None
         whole = req.tool == "write_file"
@@ -251,43 +294,7 @@ def post_edit(payload: Any, after: list) -> HookOutput | None:
         ws.close()
 
 
-# --------------------------------------------------------------------------- qwen-edit-refused
-
-def edit_refused(payload: Any, after: list) -> HookOutput | None:
-    req = parse_request(payload, EDIT_TOOLS)
-    error = payload.get("error") if isinstance(payload, dict) else None
-    if req is None or not isinstance(error, str) or not any(r in error for r in _REFUSED):
-        return None
-    ws = _workspace(req.root)
-    try:
-        store = ws.store_or_none()
-        if store is None:
-            return None
-        with store.session(req.session_id) as session:
-            forget_qwen_read(session, _rel(req.path, ws.root))
-        return None
-    finally:
-        ws.close()
-
-
-# --------------------------------------------------------------------------- qwen-lifecycle
-
-def lifecycle(payload: Any, after: list) -> HookOutput | None:
-    if not isinstance(payload, dict) or payload.get("hook_event_name") not in ("SessionStart", "PreCompact",
-                                                                               "PostCompact"):
-        return None
-    session_id = session_id_for(payload)
-    if session_id is None:
-        return None
-    from ..claude.payload import hook_root
-
-    ws = _workspace(hook_root(payload))
-    try:
-        store = ws.store_or_none()
-        if store is None:
-            return None
-        with store.session(session_id) as session:
-            bump_generation(session)
-        return None
-    finally:
-        ws.close()
+def retired(payload: Any, after: list) -> HookOutput | None:
+    """`qwen-edit-refused` and `qwen-lifecycle`, which an earlier install wrote: no decision,
+    nothing noted (nothing depends on Qwen's read state any more)."""
+    return None

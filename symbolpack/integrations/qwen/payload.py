@@ -1,4 +1,4 @@
-"""One Qwen Code hook payload, checked once, and Qwen's own read state as symbolpack knows it.
+"""One Qwen Code hook payload, checked once, and the file's state around a read.
 
 Qwen Code (a Gemini CLI fork) runs Claude-style command hooks and sends
 `session_id`, `cwd`, `transcript_path`, `hook_event_name`, `tool_name`
@@ -9,15 +9,10 @@ API's id for the call: the one the transcript and the model's messages carry).
 
 Qwen's read state. Qwen's `edit`/`write_file` refuse a file its own `read_file` did
 not read in this process, or that changed (mtime or size) since it last read or
-wrote it (`FileReadCache`, keyed by device and inode; cleared on every compression,
-rewind, history reset, and under memory pressure). A denied read does not run
-`read_file`, so it records nothing there. symbolpack may therefore deny (answer a
-read itself) only where Qwen's entry for the file is provably fresh and stays so:
-this module keeps, per file, the fingerprint Qwen recorded at its last native read or
-own write (`fingerprint`, taken by the hooks around that call) with the Qwen process
-it happened in and the session's generation (bumped by every `SessionStart`,
-`PreCompact` and `PostCompact`, and by a refused edit). `qwen_fresh` is true only
-when all three still match the file and the process now.
+wrote it (`FileReadCache`, keyed by device and inode). symbolpack never keeps that
+read from running (`hooks.py` says why): it only notes, per call, the file's
+`fingerprint` before the read (`reading_calls`), so that the answer put in place of
+Qwen's output is given only when the file Qwen recorded is the file answered about.
 """
 
 from __future__ import annotations
@@ -30,7 +25,6 @@ READ_TOOLS = ("read_file",)
 EDIT_TOOLS = ("edit", "write_file")
 STATE_KEY = "qwen"
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,60}")
-_SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "env"))
 
 
 class QwenRequest:
@@ -106,75 +100,13 @@ def fingerprint(path: str) -> list[int] | None:
     return [st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size]
 
 
-def qwen_process() -> str | None:
-    """The Qwen Code process this hook runs for: the nearest ancestor that is not a
-    shell (Qwen spawns `$SHELL -c COMMAND`, which may exec it), as pid and start time
-    (a pid alone is reused). Its FileReadCache lives and dies with it. None where
-    `/proc` cannot tell."""
-    pid = os.getppid()
-    for _ in range(8):
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as fh:
-                raw = fh.read().decode("utf-8", "surrogateescape")
-        except OSError:
-            return None
-        head, _, rest = raw.rpartition(")")
-        comm = head.partition("(")[2]
-        fields = rest.split()
-        if comm not in _SHELLS:
-            return f"{pid}-{fields[19]}"
-        pid = int(fields[1])
-        if pid <= 1:
-            return None
-    return None
-
-
-def qwen_states(session, create: bool = True) -> dict:
-    """The session document's Qwen part: `{"gen": int, "files": {rel: entry}}`."""
+def reading_calls(session) -> dict:
+    """The session document's reads in flight: call id -> the fingerprint its
+    qwen-pre-read saw (qwen-post-read answers only when the file is still that)."""
     state = session.data.get(STATE_KEY)
-    if not isinstance(state, dict) or not isinstance(state.get("files"), dict) \
-            or type(state.get("gen", 0)) is not int:
-        if not create:
-            return {"gen": 0, "files": {}}
-        state = session.data[STATE_KEY] = {"gen": 0, "files": {}}
-    return state
-
-
-def bump_generation(session) -> None:
-    """Qwen may have dropped every entry of its read cache (a new process, a compression,
-    a reset): nothing it recorded before counts."""
-    state = qwen_states(session)
-    state["gen"] = int(state.get("gen", 0)) + 1
-    state["files"] = {}
-
-
-def note_qwen_read(session, rel: str, fp: list[int] | None, process: str | None, event: str | None) -> None:
-    """Qwen recorded *rel* at fingerprint *fp* in its read cache (its native read or
-    own write just ran); None: what it recorded is unknown (the entry is dropped)."""
-    state = qwen_states(session)
-    if fp is None or process is None:
-        state["files"].pop(rel, None)
-        return
-    state["files"][rel] = {"fp": fp, "proc": process, "gen": state["gen"], "event": event}
-
-
-def forget_qwen_read(session, rel: str) -> None:
-    state = qwen_states(session, create=False)
-    files = state.get("files")
-    if isinstance(files, dict):
-        files.pop(rel, None)
-
-
-def qwen_fresh(session, rel: str, fp: list[int] | None, process: str | None) -> str | None:
-    """The call id of the native read or own write after which Qwen's entry for *rel*
-    is still what it recorded (same process, same generation, same fingerprint), else
-    None: a denied read would leave its edit tools refusing the file."""
-    if fp is None or process is None:
-        return None
-    state = qwen_states(session, create=False)
-    entry = state["files"].get(rel)
-    if not isinstance(entry, dict) or entry.get("proc") != process or entry.get("gen") != state.get("gen") \
-            or entry.get("fp") != fp:
-        return None
-    event = entry.get("event")
-    return event if isinstance(event, str) else None
+    if not isinstance(state, dict):
+        state = session.data[STATE_KEY] = {}
+    reading = state.get("reading")
+    if not isinstance(reading, dict):
+        reading = state["reading"] = {}
+    return reading

@@ -1,17 +1,13 @@
-"""Which of symbolpack's answers about a file Qwen Code's model holds right now, and which
-native reads and own writes Qwen's read cache may still hold.
+"""Which of symbolpack's answers about a file Qwen Code's model holds right now.
 
 From the transcript (`transcript.py`): the tool results on the active chain of the
-current call. A result counts while it says what symbolpack kept for it (a denied
-read: the reason, by digest; a native read: the output its post-read hook saw, by
-digest; an own edit: any result that is not an error), and while Qwen's
-microcompaction cannot have blanked it (`blanked`: every result that a trigger it
-could have met would clear, with the thresholds read from the user's and the
-project's settings). None means nothing is proven: the read runs natively.
-
-`Proof.since_barrier` holds the calls whose results come after the latest
-compression or rewind on the chain: Qwen clears its read cache at both, so a native
-read or own write before them no longer keeps its edit tools open.
+current call. A result counts while it says what symbolpack kept for it (a read
+symbolpack answered: the stop's reason, by digest; Qwen's own output: what its
+post-read hook saw, by digest; an own edit: any result that is not an error), and
+while Qwen's microcompaction cannot have blanked it (`blanked`: every result that a
+trigger it could have met would clear, with the thresholds read from the user's and
+the project's settings; Qwen never blanks an error result, which is what an answer
+is). None means nothing is proven: the answer then leans on nothing.
 """
 
 from __future__ import annotations
@@ -27,19 +23,18 @@ IDLE_MARGIN_SECONDS = 60  # a record's time is a little after its request; never
 
 
 class Proof:
-    __slots__ = ("present", "since_barrier")
+    __slots__ = ("present",)
 
-    def __init__(self, present: list[str], since_barrier: set[str]) -> None:
+    def __init__(self, present: list[str]) -> None:
         self.present = present
-        self.since_barrier = since_barrier
 
 
 def prove(payload: dict, call_id: str | None, store, rel: str, root: str) -> Proof | None:
-    """The answers about *rel* the model holds (context order) and the calls after the
-    last barrier; None when the transcript does not show the call (no proof)."""
+    """The answers about *rel* the model holds (context order); None when the
+    transcript does not show the call (no proof)."""
     if call_id is None:
         return None
-    from .transcript import BARRIERS, find_call, transcript_for
+    from .transcript import find_call, transcript_for
 
     path = transcript_for(payload)
     if path is None:
@@ -50,15 +45,11 @@ def prove(payload: dict, call_id: str | None, store, rel: str, root: str) -> Pro
         return None
     transcript, leaf = found
     items = [rec for _uuid, rec in transcript.items(leaf)]
-    barrier = max((k for k, rec in enumerate(items) if rec.kind in BARRIERS), default=-1)
     gone = blanked(items, mc_settings(root))
     known = {e.id: e for e in store.answers(rel)}
     present: list[str] = []
-    since: set[str] = set()
-    for k, rec in enumerate(items):
+    for rec in items:
         for ident, _name, dig, is_error, _chars, cleared in rec.results:
-            if k > barrier:
-                since.add(ident)
             effect = known.get(ident)
             if effect is None or cleared or ident in gone:
                 continue
@@ -67,7 +58,7 @@ def prove(payload: dict, call_id: str | None, store, rel: str, root: str) -> Pro
             if effect.digest is None and is_error:
                 continue  # an edit that failed changed nothing
             present.append(ident)
-    return Proof(present, since)
+    return Proof(present)
 
 
 def blanked(items, settings: tuple[float, int, float]) -> set[str]:

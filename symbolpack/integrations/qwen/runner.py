@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import sys
 
-from .hooks import edit_refused, lifecycle, post_edit, post_read, pre_read
+from .hooks import post_edit, post_read, pre_read, retired
 
 HOOKS = {
     "qwen-pre-read": pre_read,
     "qwen-post-read": post_read,
     "qwen-post-edit": post_edit,
-    "qwen-edit-refused": edit_refused,
-    "qwen-lifecycle": lifecycle,
 }
+# written by an earlier install (until `tldrs install qwen` runs again): quiet, no decision
+RETIRED = {"qwen-edit-refused": retired, "qwen-lifecycle": retired}
 
 
 def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
@@ -27,7 +27,7 @@ def run_hook(name: str, stdin_text: str, after: list | None = None) -> str:
     (`hook_runner.run_hook`; *after*: what waits for the answer's delivery)."""
     from ..hook_runner import run_hook as run
 
-    return run(HOOKS, "qwen-", name, stdin_text, after)
+    return run({**HOOKS, **RETIRED}, "qwen-", name, stdin_text, after)
 
 
 def _run_all(callbacks) -> None:

@@ -27,10 +27,6 @@ QWEN_HOOKS = (  # (event, matcher, hook name)
     ("PreToolUse", "read_file", "qwen-pre-read"),
     ("PostToolUse", "read_file", "qwen-post-read"),
     ("PostToolUse", "edit|write_file", "qwen-post-edit"),
-    ("PostToolUseFailure", "edit|write_file", "qwen-edit-refused"),
-    ("SessionStart", "", "qwen-lifecycle"),
-    ("PreCompact", "", "qwen-lifecycle"),
-    ("PostCompact", "", "qwen-lifecycle"),
 )
 _OUR_HOOK = re.compile(r"\bqwen-hook\s+(qwen-[a-z-]+)\s*$|symbolpack\.integrations\.qwen\s+(qwen-)?[a-z-]+\s*$")
 
