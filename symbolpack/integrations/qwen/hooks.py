@@ -247,8 +247,8 @@ def _keep_native(ws, store, req, content: str) -> None:
 
 def post_edit(payload: Any, after: list) -> HookOutput | None:
     req = parse_request(payload, EDIT_TOOLS)
-    if req is None:
-        return None
+    if req is None or req.call_id is None:
+        return None  # an edit kept as an answer is kept by the call's id
     from pathlib import Path
 
     from ...engine.sources import load_source, split_text_lines
@@ -259,8 +259,6 @@ def post_edit(payload: Any, after: list) -> HookOutput | None:
         if store is None:
             return None
         rel = _rel(req.path, ws.root)
-        if req.call_id is None:
-            return None
         whole = req.tool == "write_file"
         if not whole and not store.has_answers(rel):
             return None  # nothing of the file is kept by id: nothing to carry
