@@ -35,6 +35,9 @@ DEFAULT_TTL_SECONDS = 7 * 24 * 3600
 # measured with real agents (`tldrs ab`), a skeleton of a small file cost a drill-in call
 # that re-sends the whole context, more than the lines it saved
 DEFAULT_SMALL_FILE_TOKENS = 1500
+# hosts cut a longer tool result (the agent lab and Claude Code at 25,000), and with it
+# the id at the end of an MCP answer: a whole-file answer stops short of that instead
+DEFAULT_MCP_MAX_ANSWER_CHARS = 24_000
 LOG_LEVELS = ("warning", "debug")
 
 
@@ -79,6 +82,9 @@ FIELDS: tuple[Field, ...] = (
           "relative to the project root there)"),
     Field("small_file_tokens", "SYMBOLPACK_SMALL_FILE_TOKENS", True, "int", DEFAULT_SMALL_FILE_TOKENS,
           "a first whole-file read of a file under this many tokens shows it whole, not as a skeleton"),
+    Field("mcp_max_answer_chars", "SYMBOLPACK_MCP_MAX_ANSWER_CHARS", True, "int", DEFAULT_MCP_MAX_ANSWER_CHARS,
+          "a whole-file answer of `tldrs mcp`'s read_file stops before this many characters, the rest one elided "
+          "run (a host cuts a longer tool result, and its answer id with it); 0: no limit"),
 )
 _BY_NAME = {f.name: f for f in FIELDS}
 
@@ -98,15 +104,18 @@ class Settings:
     tldrs: str | None
     mcp_allow_dirs: tuple[str, ...]
     small_file_tokens: int
+    mcp_max_answer_chars: int
 
     def __init__(self, *, state_dir: str | None = None, session_id: str | None = None,
                  sensitive: tuple[str, ...] = (), max_entries: int = DEFAULT_MAX_ENTRIES,
                  ttl_seconds: int = DEFAULT_TTL_SECONDS, debug: bool = False, log: str = "warning",
                  tldrs: str | None = None, mcp_allow_dirs: tuple[str, ...] = (),
-                 small_file_tokens: int = DEFAULT_SMALL_FILE_TOKENS) -> None:
+                 small_file_tokens: int = DEFAULT_SMALL_FILE_TOKENS,
+                 mcp_max_answer_chars: int = DEFAULT_MCP_MAX_ANSWER_CHARS) -> None:
         values = {"state_dir": state_dir, "session_id": session_id, "sensitive": tuple(sensitive),
                   "max_entries": max_entries, "ttl_seconds": ttl_seconds, "debug": debug, "log": log,
-                  "tldrs": tldrs, "mcp_allow_dirs": tuple(mcp_allow_dirs), "small_file_tokens": small_file_tokens}
+                  "tldrs": tldrs, "mcp_allow_dirs": tuple(mcp_allow_dirs), "small_file_tokens": small_file_tokens,
+                  "mcp_max_answer_chars": mcp_max_answer_chars}
         for name, value in values.items():
             object.__setattr__(self, name, value)
 

@@ -164,7 +164,9 @@ def cmd_read(args) -> int:
     session_id = _session_id(args, ws)
     if args.elide_min_lines < 1:
         raise _user_error("--elide-min-lines must be at least 1")
-    policy = ReadPolicy(elide_min_lines=args.elide_min_lines)
+    # --front mcp answers as `tldrs mcp`'s read_file does, under the same cap on its size
+    cap = ws.settings.mcp_max_answer_chars if args.front == "mcp" else 0
+    policy = ReadPolicy(elide_min_lines=args.elide_min_lines, max_answer_chars=cap or None)
     if session_id is None and not args.full:
         # a script, a CI job, a pipe: no terminal, no agent process, no id -- every read would
         # silently be the whole file; say so once per read, on stderr, with the way out
@@ -185,7 +187,8 @@ def cmd_read(args) -> int:
             if known is not None:  # the model passes ids back: the answer names its own
                 from ..reads.hints import with_answer_id
 
-                text = with_answer_id(text, result.response, result.response.get("path"), bool(known), args.front)
+                text = with_answer_id(text, result.response, result.response.get("path"), bool(known), args.front,
+                                      result.fallback)
             sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
         sys.stdout.flush()  # raises if the reader is gone: then the answer stays uncommitted
         result.commit()

@@ -130,7 +130,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
-    header = f"[DELTA] {request.path}: changed since your last whole read of it ({copy.length} lines then, {total} now)."
+    header = f"[DELTA] {request.path}: changed {request.hints.delta_since} ({copy.length} lines then, {total} now)."
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
     if unseen:
@@ -139,10 +139,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
                    + ("..." if len(names) > 12 else "") + ".")
     if removed:
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
-    if request.own_edits:
-        header += " Your own edit is shown as it is now."
+    header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits
     if "delta" not in request.told:
-        header += " Numbers are current; \"... A-B unchanged\": as you had them (\"were C-D\": moved)."
+        header += " Numbers are current. \"... A-B unchanged\": the text you have there; \"(were C-D)\": you have it at C-D."
     text = "\n".join([header, *render_delta(new, segments, request.hints, anchors(current))])
     response = response_of(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, copy_after(copy, current, segments), None), only_unseen

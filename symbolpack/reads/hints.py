@@ -35,6 +35,8 @@ class Hints:
 
     name = "cli"
     has_symbol = True  # a marker can name a symbol to read (else it names lines only)
+    delta_since = "since your last whole read of it"  # what a delta's "lines then" counts
+    delta_edits = ""  # said of edits the model made that symbolpack did not see
 
     def option(self, name: str) -> str:
         """A request parameter as the agent writes it (`--offset`; `offset` for tools)."""
@@ -112,15 +114,20 @@ class ToolHints(Hints):
 
 
 class McpHints(ToolHints):
-    def pass_back(self, *idents: str) -> str:
-        return "known=[" + ", ".join(f'"{i}"' for i in idents) + "]"
-
-    """symbolpack's MCP tools: `read_file(path, offset, limit, symbol)`, `diff_context(budget)`."""
+    """symbolpack's MCP tools: `read_file(path, offset, limit, symbol)`, `diff_context(budget)`.
+    A delta leans on the answers the model passed back, not on a read it remembers, and
+    symbolpack never sees the model's own edits (the host's edit tool makes them): the
+    delta says so, or a model that edited the file since reads "N lines then" as wrong."""
 
     name = "mcp"
     tool = "read_file"
     pack = "diff_context"
     separator = ", "
+    delta_since = "since the answers you passed in known"
+    delta_edits = " Any edit you made since then is among these changes."
+
+    def pass_back(self, *idents: str) -> str:
+        return "known=[" + ", ".join(f'"{i}"' for i in idents) + "]"
 
     def call(self, path: str, args: str = "") -> str:
         return f"read_file(path={_quoted(path)}" + (f", {args})" if args else ")")
@@ -215,11 +222,27 @@ def hints_for(front: str | Hints | None) -> Hints:
         raise ValueError(f"unknown front end {front!r} (one of: {', '.join(FRONTS)})") from None
 
 
-def with_answer_id(text: str, response: dict, path: str | None, knew: bool, front: str | Hints | None = None) -> str:
+# why a re-read naming earlier answers came back whole (`ReadOutcome.fallback`), in the
+# model's words: a whole file with no header after known ids was read as "my ids were
+# ignored" (real agents, over MCP)
+_WHOLE_BECAUSE = {
+    "cost": "it changed since the answers you passed, and the changes would take more space than the file",
+    "truncated": "most of it changed since the answers you passed",
+    "gate": "it changed in too many places since the answers you passed for a delta",
+    "mixed": "it changed since the answers you passed",
+    "baseline": "the answers you passed show none of its current lines",
+    "pending": "an earlier answer may not have reached you",
+}
+
+
+def with_answer_id(text: str, response: dict, path: str | None, knew: bool, front: str | Hints | None = None,
+                   fallback: str | None = None) -> str:
     """*text* ending with the line that names its answer for a model that passes ids
     back (MCP's `known`, `tldrs read --known`): `[answer ID]`, with `; relies on ...`
     the answers it vouches from. The first answer about a file (*knew* false) says how
-    to pass the id back. An answer kept under no id is left as it is."""
+    to pass the id back; a later one names the ids the next read passes. A whole file
+    sent back although ids were passed (*fallback*: why) says so first. An answer kept
+    under no id is left as it is."""
     ident = response.get("answer_id")
     if not ident:
         return text
@@ -227,13 +250,16 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     scope = response.get("scope")
     # a range always comes back whole: say so, or a model that passed ids expects a marker
     mode = response.get("mode")
+    whole_again = knew and mode == "full" and not scope
     what = (f": lines {scope['start']}-{scope['end']}, as they are now" if scope and mode == "range" else
-            ": the whole file, as it is now" if knew and mode == "full" and not scope else "")
+            ": the whole file, as it is now" if whole_again else "")
     line = f"[answer {ident}{what}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
     carry = response.get("known_next") or [ident]
     if not knew and path:
         line += (f" To read {path} again, pass {hints_for(front).pass_back(ident)} (and the ids of later answers "
                  f"about it you still see).")
-    elif carry != [ident]:  # the model's copy rests on earlier answers too: they go with it
+    elif knew:  # the model's copy may rest on earlier answers too: they go with it
         line += f" Next read of this file: {hints_for(front).pass_back(*carry)}"
+    if whole_again and fallback in _WHOLE_BECAUSE and path:
+        text = f"[FILE] {path}: {response.get('total_lines')} lines, whole, as it is now: {_WHOLE_BECAUSE[fallback]}.\n{text}"
     return f"{text.rstrip(chr(10))}\n{line}"

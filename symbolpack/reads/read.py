@@ -45,13 +45,16 @@ FULL = "full"
 class ReadPolicy(namedtuple("ReadPolicy", [
     "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
     "diff_max_hunks", "diff_max_changed_share", "truncation_share", "skeleton_target_share",
-], defaults=[3, 1500, 0.85, 1.0, 8, 0.5, 0.5, 0.25])):  # small_file_tokens: Settings.small_file_tokens
+    "max_answer_chars",
+], defaults=[3, 1500, 0.85, 1.0, 8, 0.5, 0.5, 0.25, None])):  # small_file_tokens: Settings.small_file_tokens
     """Thresholds of the read policy: a skeleton aims at `skeleton_target_share` of a
     plain read and hides no run shorter than `elide_min_lines`; read
     files under `small_file_tokens` whole; a skeleton must cost at most
     `skeleton_max_share` of the file; prefer a diff under `diff_prefer_share` of the
     delta; diff gate `diff_max_hunks` / `diff_max_changed_share`; a file shrunk below
-    `truncation_share` of its old length is re-read whole."""
+    `truncation_share` of its old length is re-read whole; a whole-file skeleton or
+    plain answer longer than `max_answer_chars` (the host's cap on a tool result; None:
+    no cap) stops where it fits, the rest one elided run (`_capped`)."""
 
     __slots__ = ()
 
@@ -137,6 +140,15 @@ def decide(
     if outcome.response["tokens"] > outcome.response["full_tokens"]:
         # the invariant of the product: never more than a plain read of the scope
         outcome = _plain(request, current, scope, copy, "cost")
+    if outcome.response["mode"] == FULL and policy.max_answer_chars and current.diffable \
+            and not asks_for_lines(request):
+        from .views import Segment
+
+        capped = _capped(request, current, copy, [Segment("shown", 1, len(current.lines))], {},
+                         f"[SKELETON] {request.path}: {len(current.lines)} lines.", policy.max_answer_chars)
+        if capped is not None:
+            capped.fallback = outcome.fallback
+            outcome = capped
     outcome.drill_ins = _drill_ins(request, scope, copy)
     return outcome
 
@@ -280,7 +292,12 @@ def _skeleton_outcome(request, current, copy, policy, planned, held, plain, tota
     header = f"[SKELETON] {request.path}: {total} lines."
     if held is not None and any(held):
         # asked with earlier answers that showed parts only: say why this is no delta
-        header += " Your first whole read of it; the parts you read before are shown as they are now."
+        header += (" You had read only parts of it (ranges or symbols), so this is its first whole read, not a"
+                   " delta: an outline, with the parts you read shown as they are now.")
+    if policy.max_answer_chars:
+        capped = _capped(request, current, copy, segments, notes, header, policy.max_answer_chars)
+        if capped is not None:
+            return capped
     if "skeleton" not in request.told:
         header += f" {request.hints.skeleton_help(request.path)}"
     text = "\n".join([header, *body])
@@ -288,6 +305,52 @@ def _skeleton_outcome(request, current, copy, policy, planned, held, plain, tota
     if response["tokens"] > policy.skeleton_max_share * full_tokens:
         return None
     return ReadOutcome(response, copy_after(copy, current, segments), None)
+
+
+# what the answer id line and the tail's marker may take after a capped answer's body
+_CAP_RESERVE = 400
+
+
+def _capped(request, current, copy, segments: list, notes: dict, header: str, max_chars: int) -> ReadOutcome | None:
+    """A whole-file answer drawn as *segments* cut to *max_chars* characters: the lines
+    that fit as drawn, the rest one elided run from the first line that does not; None
+    when it fits. A host cuts a longer tool result itself, mid-line, and the id at the
+    end of an MCP answer goes with it: the model then holds lines no later answer can
+    lean on and reads the whole file again (a real agent did, over a 1,900-line file)."""
+    from .views import Segment, render_segments
+
+    lines, total, hints = current.lines, len(current.lines), request.hints
+    help_text = "" if "skeleton" in request.told else f" {hints.skeleton_help(request.path)}"
+    room = max_chars - len(header) - len(help_text) - _CAP_RESERVE - 120  # the header's cut note
+    body_chars = sum(len(line) + 1 for line in render_segments(lines, segments, notes, hints))
+    if body_chars <= room:
+        return None
+    kept: list = []
+    used, cut = 0, total + 1
+    for seg in segments:
+        size = sum(len(line) + 1 for line in render_segments(lines, [seg], notes, hints))
+        if used + size <= room:
+            kept.append(seg)
+            used += size
+            continue
+        cut = seg.start
+        if seg.kind == "shown":  # as many of its lines as fit
+            while cut <= seg.end and used + len(f"{cut:>6}\t{lines[cut - 1]}") + 1 <= room:
+                used += len(f"{cut:>6}\t{lines[cut - 1]}") + 1
+                cut += 1
+            if cut > seg.start:
+                kept.append(seg._replace(end=cut - 1))
+        break
+    if cut <= 1 or cut > total:
+        return None
+    if kept and kept[-1].kind == "elided" and kept[-1].symbol is None:
+        cut = kept.pop().start  # one run of hidden lines, one marker
+    drawn = [*kept, Segment("elided", cut, total)]
+    note = (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are one elided run"
+            f" ({hints.read_lines(request.path, cut, total)} shows them).")
+    text = "\n".join([header + note + help_text, *render_segments(lines, drawn, notes, hints)])
+    response = response_of(request, current, "skeleton", text, None, drawn, current.full_tokens())
+    return ReadOutcome(response, copy_after(copy, current, drawn), None)
 
 
 def _blank_tails_elided(segments: list, lines: Sequence[str]) -> list:

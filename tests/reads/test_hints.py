@@ -11,7 +11,7 @@ import pytest
 from symbolpack.api.context import context_pack, diff_context
 from symbolpack.api.operations import Workspace, read_file
 from symbolpack.base.errors import UsageError
-from symbolpack.reads.hints import FRONTS, hints_for
+from symbolpack.reads.hints import FRONTS, hints_for, with_answer_id
 
 from conftest import git, py_lines, tldrs
 
@@ -151,3 +151,30 @@ def test_the_cli_takes_the_front_end_and_refuses_an_unknown_one(app_repo):
     with pytest.raises(ValueError, match="unknown front end 'vim'"):
         hints_for("vim")
     assert set(FRONTS) == {"cli", "mcp", "claude", "pi", "chibi", "opencode", "qwen"}
+
+
+def _answer(mode: str, scope=None, ident="a1", known_next=None, total=40) -> dict:
+    return {"answer_id": ident, "mode": mode, "scope": scope, "total_lines": total,
+            "known_next": known_next or [ident], "leans_on": []}
+
+
+def test_a_whole_file_sent_back_after_known_ids_says_why_first():
+    """Real agents read a whole file with no header, after passing ids, as "my ids were ignored"."""
+    text = "     1\tx = 1\n     2\ty = 2"
+    out = with_answer_id(text, _answer("full"), "a.py", True, "mcp", "cost")
+    first, *body, last = out.splitlines()
+    assert first == ("[FILE] a.py: 40 lines, whole, as it is now: it changed since the answers you passed, and the "
+                     "changes would take more space than the file.")
+    assert body == text.splitlines()
+    assert last == '[answer a1: the whole file, as it is now] Next read of this file: known=["a1"]'
+    # a first read (no ids passed) and a whole read with no fallback (a small file) get no header
+    assert with_answer_id(text, _answer("full"), "a.py", False, "mcp", None).splitlines()[0] == "     1\tx = 1"
+    assert with_answer_id(text, _answer("full"), "a.py", True, "mcp", None).splitlines()[0] == "     1\tx = 1"
+
+
+def test_every_answer_after_known_ids_names_the_next_reads_ids():
+    out = with_answer_id("[UNCHANGED] a.py: ...", _answer("unchanged", known_next=["a0", "a1"]), "a.py", True, "mcp")
+    assert out.splitlines()[-1] == '[answer a1] Next read of this file: known=["a0", "a1"]'
+    # an answer that replaces the earlier ones says so too: the model knows which ids still count
+    alone = with_answer_id("[SKELETON] a.py: 40 lines.", _answer("skeleton"), "a.py", True, "mcp")
+    assert alone.splitlines()[-1] == '[answer a1] Next read of this file: known=["a1"]'

@@ -514,3 +514,52 @@ def test_lines_removed_between_two_held_runs_are_said():
     text = render_delta(lines, [Segment("unchanged", 1, 9, source=1), Segment("shown", 10, 10),
                                 Segment("unchanged", 11, 20, source=16)])
     assert text == ["... 1-9 unchanged", "    10\tline 10", "... 11-20 unchanged (were 16-25)"]
+
+
+# --------------------------------------------------------------------------- a host's cap on an answer
+
+def _cap_policy(chars: int) -> ReadPolicy:
+    return ReadPolicy(small_file_tokens=SMALL, max_answer_chars=chars)
+
+
+def test_a_skeleton_over_the_hosts_cap_stops_where_it_fits_the_rest_one_elided_run():
+    lines = py_lines(40, 14)
+    uncapped = first_read(current(lines))[1]
+    assert uncapped["mode"] == "skeleton" and len(uncapped["text"]) > 3000
+    agent, r = first_read(current(lines), _cap_policy(3000))
+    assert r["mode"] == "skeleton" and len(r["text"]) <= 3000
+    tail = r["segments"][-1]
+    assert tail["kind"] == "elided" and tail["end"] == len(lines) and "symbol" not in tail
+    cut = tail["start"]
+    assert f"It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{len(lines)}" in r["text"]
+    assert f"--offset {cut} --limit {len(lines) - cut + 1}" in r["text"].splitlines()[-1]
+    # the head is drawn as the uncapped skeleton draws it, line for line
+    head = [line for line in r["text"].splitlines()[1:-1]]
+    assert head == uncapped["text"].splitlines()[1:len(head) + 1]
+    # the copy holds nothing from the cut on: the tail read by its marker's range comes whole
+    again = agent.read(current(lines), ReadRequest("m.py", offset=cut, limit=len(lines) - cut + 1))
+    assert again["mode"] == "range"
+    assert again["text"].splitlines() == [f"{n:>6}\t{lines[n - 1]}" for n in range(cut, len(lines) + 1)]
+
+
+def test_an_answer_under_the_cap_is_not_touched_and_no_cap_means_none():
+    lines = py_lines(40, 14)
+    uncapped = first_read(current(lines))[1]
+    assert first_read(current(lines), _cap_policy(len(uncapped["text"]) + 2000))[1] == uncapped
+
+
+def test_a_plain_whole_file_over_the_cap_is_its_head_and_one_elided_run():
+    lines = [f"row {n} " + "x" * 40 for n in range(1, 301)]
+    agent, r = first_read(current(lines, parsed=False), _cap_policy(4000))
+    assert r["mode"] == "skeleton" and len(r["text"]) <= 4000
+    shown, tail = r["segments"]
+    assert shown["kind"] == "shown" and shown["start"] == 1 and tail == {"kind": "elided", "start": shown["end"] + 1,
+                                                                        "end": 300}
+    assert r["text"].splitlines()[1:-1] == [f"{n:>6}\t{lines[n - 1]}" for n in range(1, shown["end"] + 1)]
+    assert agent.copy.hidden_runs() == [(shown["end"] + 1, 300, "")]
+
+
+def test_a_range_the_model_asked_for_is_never_cut():
+    lines = [f"row {n} " + "x" * 40 for n in range(1, 301)]
+    whole = Agent(_cap_policy(4000)).read(current(lines, parsed=False), ReadRequest("m.py", offset=1, limit=300))
+    assert whole["mode"] == "full" and whole["text"] == "\n".join(f"{n:>6}\t{row}" for n, row in enumerate(lines, 1))

@@ -64,6 +64,8 @@ What comes back:
 - [DELTA] on a re-read after a change: only changed symbols are shown; spans marked
   `... A-B unchanged (were X-Y)` are the lines X-Y of your known answers, now at A-B.
 - [DIFF]: a unified diff from what your known answers showed to the file now.
+- [FILE] on a re-read: the whole file again, with why (a delta would be longer).
+- An answer too long for a tool result stops early; its last marker names the rest.
 - A range (offset/limit) or a symbol always comes back whole, as it is now.
 To find code by name use search_symbols; for a task-sized slice of the code around a
 symbol use context(entry); to review uncommitted changes use diff_context(). Pass them
@@ -357,12 +359,17 @@ class SymbolpackTools:
         from ...reads.hints import with_answer_id
 
         session, target = self._session(session_id), self._path(path)
-        result = self._run(lambda ws: operations.read_file(ws, target, session, offset=offset, limit=limit,
-                                                           symbol=symbol, confirm=False, front=FRONT,
-                                                           present=frozenset(known or ())))
+        from ...reads.read import ReadPolicy
+
+        def read(ws: Workspace) -> Any:
+            policy = ReadPolicy(max_answer_chars=ws.settings.mcp_max_answer_chars or None)
+            return operations.read_file(ws, target, session, offset=offset, limit=limit, symbol=symbol,
+                                        policy=policy, confirm=False, front=FRONT, present=frozenset(known or ()))
+
+        result = self._run(read)
         response = result.response
-        return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known), FRONT),
-                          commit=result.commit)
+        return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known), FRONT,
+                                         result.fallback), commit=result.commit)
 
     def _context(self, entry: str, depth: int, budget: int | None, known: list[str] | None,
                  session_id: str | None) -> ToolAnswer:
