@@ -101,6 +101,53 @@ def test_the_resident_server_answers_as_a_hook_process_does_and_the_client_loads
         stop(home)
 
 
+CLIENT = PACKAGE_ROOT / "symbolpack" / "integrations" / "claude" / "client.py"
+
+
+def fast_hook(name: str, payload, root: Path, env: dict, importtime: bool = False) -> tuple[str, str]:
+    """The hook command `tldrs install claude` writes: `<python> -S .../claude/client.py NAME`."""
+    cmd = [sys.executable, "-S", *(["-X", "importtime"] if importtime else []), str(CLIENT), name]
+    env = {k: v for k, v in env.items() if k != "PYTHONPATH"}  # the file finds its package itself
+    proc = subprocess.run(cmd, input=payload if isinstance(payload, str) else json.dumps(payload),
+                          capture_output=True, text=True, cwd=root, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout, proc.stderr
+
+
+def test_the_hook_client_file_run_without_site_answers_as_tldrs_hook_does(make_repo, tmp_path):
+    text = module(funcs=40, lines=30)
+    own = make_repo({"app.py": text}, name="own")
+    fast = make_repo({"app.py": text}, name="fast")
+    home = tmp_path / "home"
+    home.mkdir()
+    try:
+        expected = history(own, env_for(home, server=False))
+        answers = []
+        for step in range(4):  # the first runs the hook itself (no server yet) and starts one
+            if step == 2:
+                path = fast / "app.py"
+                path.write_text(path.read_text().replace("    total += 3\n", "    total += 333\n", 1))
+            out, _ = fast_hook("claude-pre-read", read_payload(fast, "app.py", f"toolu_{step}"), fast, env_for(home))
+            got = decision(out)
+            answers.append(got and got["permissionDecisionReason"].replace(str(fast), "ROOT"))
+            if step == 0:
+                wait_for_server(home)
+        assert answers == expected
+        # answered by the server: nothing of the package is imported, nor `site`
+        out, err = fast_hook("claude-pre-read", read_payload(fast, "app.py", "toolu_9"), fast, env_for(home),
+                             importtime=True)
+        assert "[UNCHANGED] app.py" in decision(out)["permissionDecisionReason"]
+        assert "symbolpack" not in err and " site\n" not in err and "| site" not in err
+        for bad in ("{not json", ""):  # fail open: no decision, no traceback
+            out, err = fast_hook("claude-pre-read", bad, fast, env_for(home))
+            assert out == "" and "Traceback" not in err
+        stop(home)
+        out, err = fast_hook("claude-pre-read", "{not json", fast, env_for(home, server=False))
+        assert out == "" and "Traceback" not in err  # run here, from the package
+    finally:
+        stop(home)
+
+
 def test_an_answer_the_client_never_delivered_is_not_committed_by_the_server(make_repo, tmp_path):
     root = make_repo({"app.py": module(funcs=40, lines=30)})
     home = tmp_path / "home"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -164,6 +165,36 @@ def test_reinstall_with_another_command_replaces_ours(home, repo):
     run(inst.install, "claude", repo, tldrs="tldrs")
     text = target("claude", repo, False).read_text()
     assert "/opt/old/tldrs" not in text and text.count("hook claude-pre-read") == 1
+
+
+def test_claude_hooks_start_the_hook_client_file_without_site(home, repo, monkeypatch):
+    """With no prefix given, each hook is `<python> -S .../claude/client.py NAME` (no console
+    script, no `site` while a resident server answers); an install over the `tldrs hook`
+    form of earlier versions replaces it, `doctor` runs it, and uninstall restores the file
+    byte for byte."""
+    monkeypatch.delenv("SYMBOLPACK_TLDRS", raising=False)
+    path = target("claude", repo, False)
+    path.parent.mkdir()
+    path.write_text(CLAUDE_EXISTING)
+    run(inst.install, "claude", repo, tldrs="tldrs")  # what an earlier version wrote
+    run(inst.install, "claude", repo, tldrs=None)
+    text = path.read_text()
+    client = PACKAGE_ROOT / "symbolpack" / "integrations" / "claude" / "client.py"
+    ours = sorted(h["command"] for groups in json.loads(text)["hooks"].values() for g in groups for h in g["hooks"]
+                  if h["command"] != "./check-bash.sh")
+    assert ours == sorted(f"{shlex.quote(sys.executable)} -S {shlex.quote(str(client))} {name}"
+                          for _, _, name in inst.CLAUDE_HOOKS)
+    assert "tldrs hook" not in text
+    env = {k: v for k, v in _env(home).items() if k != "SYMBOLPACK_TLDRS"}
+    doctor = subprocess.run([sys.executable, "-m", "symbolpack.integrations.commands", "doctor", "--json"], cwd=repo,
+                            env=env, capture_output=True, text=True, timeout=120)
+    report = json.loads(doctor.stdout)
+    assert sorted(h["command"] for h in report["hooks"]) == ours
+    assert all(h["ok"] for h in report["hooks"]), report["hooks"]
+    run(inst.install, "claude", repo, tldrs=None)
+    assert path.read_text() == text  # idempotent
+    run(inst.uninstall, "claude", repo, tldrs=None)
+    assert path.read_text() == CLAUDE_EXISTING
 
 
 def test_codex_table_is_replaced_in_place_keeping_subtables(home):

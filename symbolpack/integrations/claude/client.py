@@ -1,13 +1,20 @@
 """A hook run handed to the resident hook process (`server.py`), or done here when none answers.
 
 Claude Code starts one process per hook; importing the engine and the store took
-most of each (`evals/bench_hooks.py`). So `tldrs hook NAME` first offers the
-payload to a resident process over a private Unix socket and prints what it
-answers; only the interpreter and this module are loaded for it. When no server
-answers (none running, another interpreter or environment, stale code), the hook
-runs here as before and then starts one for the calls that follow (at most one
-start every `SPAWN_EVERY` seconds). Fail open: a server that breaks off mid-answer
-means no decision, and records it made stay pending (unsure).
+most of each (`evals/bench_hooks.py`). So a hook first offers the payload to a
+resident process over a private Unix socket and prints what it answers. When no
+server answers (none running, another interpreter or environment, stale code), the
+hook runs in its own process as before (`entry.py`) and then starts one for the
+calls that follow (at most one start every `SPAWN_EVERY` seconds). Fail open: a
+server that breaks off mid-answer means no decision, and records it made stay
+pending (unsure).
+
+This file is also the hook command `tldrs install claude` writes: `<python> -S
+<this file> NAME`. It imports nothing of the package and nothing beyond what the
+interpreter loads anyway, so a hook the server answers costs an interpreter without
+`site` (~9 ms) instead of pip's console script and `symbolpack.cli` (`tldrs hook
+NAME`, ~27 ms; that form still works, for settings written before). Only when no
+server takes the payload does it add `site` and run the hook from the package.
 
 Delivery is the same rule as in-process: the server commits a hook's records only
 after this process has written its answer to stdout, flushed it and said so
@@ -15,11 +22,11 @@ after this process has written its answer to stdout, flushed it and said so
 
 The socket: `<user state>/symbolpack/claude-hooks/<key>.sock` (`$XDG_STATE_HOME`,
 default `~/.local/state`), in a 0700 folder, the socket itself 0600. *key* hashes
-what a server's answers depend on beyond the payload: the interpreter, the
-package's folder and version, and the environment symbolpack, git and Python read
-(`_KEYED_ENV`); a server started under another of those is another server.
-`SYMBOLPACK_HOOK_SERVER=0` turns the resident process off (every hook runs in its
-own process). Unix only; elsewhere hooks run in-process.
+what a server's answers depend on beyond the payload: the interpreter (its folder
+and version), the package's folder and version, and the environment symbolpack, git
+and Python read (`_KEYED_ENV`); a server started under another of those is another
+server. `SYMBOLPACK_HOOK_SERVER=0` turns the resident process off (every hook runs
+in its own process). Unix only; elsewhere hooks run in-process.
 """
 
 from __future__ import annotations
@@ -41,16 +48,38 @@ def enabled() -> bool:
         __import__("_socket"), "AF_UNIX")
 
 
-def server_key() -> str:
-    """What a server's answers depend on besides the payload, hashed."""
-    from ..._version import __version__
-    from ...base.workspace import sha256_hex
+def package_dir() -> str:
+    """The folder of the `symbolpack` package this file belongs to."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
+
+def server_key() -> str:
+    """What a server's answers depend on besides the payload, hashed. Computed without
+    importing the package (this file runs as the hook command): the interpreter by its
+    folder and version (`python` and `python3` of one venv are one interpreter), the
+    package's version by its file's bytes."""
+    package = package_dir()
+    try:
+        with open(os.path.join(package, "_version.py"), "rb") as fh:
+            version = fh.read()
+    except OSError:
+        version = b""
     env = sorted((k, v) for k, v in os.environ.items()
                  if k in _KEYED_ENV or k.startswith(_KEYED_PREFIXES))
-    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    raw = repr((sys.executable, package, __version__, env)).encode("utf-8", "surrogateescape")
-    return sha256_hex(raw)[:20]
+    interpreter = (os.path.dirname(os.path.abspath(sys.executable)), sys.hexversion)
+    raw = repr((interpreter, package, version, env)).encode("utf-8", "surrogateescape")
+    return _sha256_hex(raw)[:20]
+
+
+def _sha256_hex(data: bytes) -> str:
+    try:  # the built-in sha256, as `base.workspace.sha256_hex` (hashlib's OpenSSL costs ~3 ms)
+        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError:  # pragma: no cover - a build without the built-in modules
+            from hashlib import sha256
+    return sha256(data).hexdigest()
 
 
 def socket_path() -> str | None:
@@ -181,3 +210,47 @@ def start_server() -> None:
                        dict(os.environ), file_actions=actions, setsid=True)
     except (OSError, AttributeError, NotImplementedError):
         pass  # hooks keep running in their own processes
+
+
+def main() -> None:
+    """The hook command: `<python> -S <this file> NAME` (`tldrs install claude`). The
+    payload offered to the server; when none takes it, `site` is added after all and
+    the hook runs from the package (`entry.main`), which starts a server."""
+    if sys.path and sys.path[0] and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)):
+        del sys.path[0]  # this file's folder: its modules must not shadow the standard library
+    argv = sys.argv[1:]
+    try:
+        data: bytes | None = sys.stdin.buffer.read()
+    except Exception:
+        data = None
+    offered = data is not None and len(argv) == 1
+    if offered and offer(argv[0], data):  # type: ignore[arg-type]
+        _exit_now(0)
+    if sys.flags.no_site:
+        import site
+
+        site.main()  # the interpreter's site-packages (and a venv's, and .pth files), as without -S
+    root = os.path.dirname(package_dir())
+    if root not in sys.path:
+        sys.path.insert(0, root)  # the package this file belongs to (an editable install's finder aside)
+    try:  # by name: run as a file this module is `__main__`, which the package's modules never import
+        run = __import__("symbolpack.integrations.claude.entry", fromlist=["main"]).main
+    except Exception as exc:  # a hook must never break the tool call: no decision
+        sys.stderr.write(f"symbolpack hook: warning: cannot load symbolpack ({type(exc).__name__}: {exc})\n")
+        _exit_now(0)
+    _exit_now(run(argv, data=data, offered=offered) if data is not None else 0)
+
+
+def _exit_now(code: int) -> None:
+    """End without the interpreter's teardown (as `base.process.exit_now`): everything is
+    written and flushed by then."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    main()

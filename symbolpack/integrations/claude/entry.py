@@ -1,5 +1,6 @@
-"""The hook process: `tldrs hook NAME` (what `tldrs install claude` writes) and `python -m
-symbolpack.integrations.claude NAME` (always in its own process: no server is started).
+"""The hook process: `tldrs hook NAME` (what `tldrs install claude` wrote before the hook
+command became `client.py` itself, which comes here when no server answers) and `python
+-m symbolpack.integrations.claude NAME` (always in its own process: no server is started).
 
 It reads one payload on stdin, offers it to the resident hook server (`client.py`),
 and only when none takes it runs the hook itself (`runner.py`), then starts one.
@@ -11,10 +12,13 @@ from __future__ import annotations
 import sys
 
 
-def main(argv: list[str] | None = None, resident: bool = True) -> int:
+def main(argv: list[str] | None = None, resident: bool = True, data: bytes | None = None,
+         offered: bool = False) -> int:
     """One hook: handed to the resident server when one answers (`client.py`), else run
     here, and a server started for the calls that follow. *resident* False (`python -m
-    symbolpack.integrations.claude`, what the unit tests run): always here, none started."""
+    symbolpack.integrations.claude`, what the unit tests run): always here, none started.
+    *data*: the payload, already read from stdin; *offered*: already offered to the
+    server, which did not take it (`client.main`)."""
     from ...base.log import configure
 
     configure(prefix="symbolpack hook")  # warnings: one `symbolpack hook: warning: ...` line on stderr
@@ -24,13 +28,14 @@ def main(argv: list[str] | None = None, resident: bool = True) -> int:
 
         _log(f"usage: tldrs hook {{{','.join(HOOKS)}}} < payload.json")
         return 0
-    try:
-        data = sys.stdin.buffer.read()
-    except Exception:
-        return 0
+    if data is None:
+        try:
+            data = sys.stdin.buffer.read()
+        except Exception:
+            return 0
     from . import client
 
-    if resident and client.offer(argv[0], data):
+    if resident and not offered and client.offer(argv[0], data):
         return 0
     from .runner import _run_all, run_hook
 

@@ -2,7 +2,7 @@
 
 | agent  | file                     | symbolpack's entry                        | format                  |
 |--------|--------------------------|-------------------------------------------|-------------------------|
-| claude | `.claude/settings.json`  | five hooks running `tldrs hook …`         | JSON, re-dumped         |
+| claude | `.claude/settings.json`  | five hooks running `claude/client.py …` (or `tldrs hook …`) | JSON, re-dumped |
 | codex  | `.codex/config.toml`     | `command`, `args` in `[mcp_servers.symbolpack]` | TOML, edited as text |
 | gemini | `.gemini/settings.json`  | `command`, `args` in `mcpServers.symbolpack` | JSON with comments, edited as text |
 | qwen   | `.qwen/settings.json`    | seven hooks running `tldrs qwen-hook …` (`qwen/settings.py`) | JSON with comments, edited as text |
@@ -12,7 +12,9 @@ One adapter per host, all with the same four operations on text: `add` and
 `server` (the command a host would start, for `tldrs doctor`). `install.py`
 does the file I/O around them.
 
-What is ours: the hooks whose command runs `tldrs hook`, and in an MCP server
+What is ours: the hooks whose command runs `tldrs hook` or symbolpack's hook client
+(`<python> -S .../symbolpack/integrations/claude/client.py`: the command install
+writes unless a prefix was given, see `install.claude_hook_prefix`), and in an MCP server
 entry only the keys symbolpack writes (`OUR_KEYS`). A key the user added to
 the entry (Codex `startup_timeout_sec`, Gemini `trust`, an `env` table) stays
 on uninstall, and with it the entry. The entry's container (`mcpServers`) goes
@@ -50,7 +52,8 @@ CLAUDE_HOOKS = (  # (event, matcher, hook name)
     ("PostToolUse", "Read", "claude-post-read"),
     ("SessionStart", "compact|clear|resume", "claude-session-start"),
 )
-_OUR_HOOK = re.compile(r"\bhook\s+(claude-[a-z-]+)\s*$|symbolpack\.integrations\.claude\s+(claude-)?[a-z-]+\s*$")
+_OUR_HOOK = re.compile(r"\bhook\s+(claude-[a-z-]+)\s*$|symbolpack\.integrations\.claude\s+(claude-)?[a-z-]+\s*$"
+                       r"|symbolpack[/\\]integrations[/\\]claude[/\\]client\.py'?\s+(claude-[a-z-]+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -109,8 +112,9 @@ class ClaudeSettings:
 
     agent = "claude"
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, hooks: str | None = None):
         self.path = path
+        self.hooks = hooks  # the hook command before its name, instead of `<tldrs> hook` (`install.claude_hook_prefix`)
 
     def parse(self, text: str) -> dict:
         return _load_json(text, self.path)
@@ -138,7 +142,8 @@ class ClaudeSettings:
             if not isinstance(groups, list):
                 raise SymbolpackError(f"{self.path}: hooks.{event} is not a list; fix it by hand")
             groups.append({"matcher": matcher, "hooks": [
-                {"type": "command", "command": f"{tldrs} hook {name}", "timeout": HOOK_TIMEOUT_SECONDS}]})
+                {"type": "command", "command": f"{self.hooks} {name}" if self.hooks else f"{tldrs} hook {name}",
+                 "timeout": HOOK_TIMEOUT_SECONDS}]})
         return data
 
     def _strip(self, data: dict) -> dict:
@@ -403,9 +408,11 @@ class CodexConfig:
 Adapter = ClaudeSettings | CodexConfig | GeminiSettings
 
 
-def adapter_for(agent: str, path: Path) -> Adapter | QwenSettings:
+def adapter_for(agent: str, path: Path, claude_hooks: str | None = None) -> Adapter | QwenSettings:
+    """The adapter of *agent*'s settings at *path*; *claude_hooks*: Claude Code's hook
+    command before the hook's name, when it is not `<tldrs> hook`."""
     if agent == "claude":
-        return ClaudeSettings(path)
+        return ClaudeSettings(path, claude_hooks)
     if agent == "codex":
         return CodexConfig(path)
     if agent == "qwen":  # Qwen Code's hooks: `qwen/settings.py`

@@ -34,6 +34,10 @@ trust (`trust.py`); install says so and prints the host's own way to trust it.
 
 `$SYMBOLPACK_TLDRS` overrides the command prefix written into settings (default:
 `tldrs` when it is on PATH, else the absolute path of this installation's script).
+Claude Code's hooks are the exception when no prefix is given: they start the
+resident hook server's client file with this interpreter and no `site` (`<python> -S
+.../claude/client.py NAME`, `claude_hook_prefix`), ~9 ms a hook where pip's console
+script `tldrs hook NAME` takes ~27 ms, on every tool call.
 """
 
 from __future__ import annotations
@@ -74,6 +78,22 @@ def tldrs_command() -> str:
     if on_path:
         return "tldrs"
     return f"{shlex.quote(sys.executable)} -m symbolpack.cli"
+
+
+def claude_hook_prefix(tldrs: str | None) -> str | None:
+    """Claude Code's hook command before the hook's name: this interpreter without
+    `site`, running the hook client file (`claude/client.py`, which imports nothing of
+    the package unless no resident server answers). None (the hooks run `<tldrs> hook
+    NAME`) when a prefix was given (*tldrs*, `$SYMBOLPACK_TLDRS`), on Windows (no Unix
+    socket to offer to), or without a known interpreter."""
+    from ...base.settings import load_settings
+
+    if tldrs or load_settings().tldrs or os.name == "nt" or not sys.executable:
+        return None
+    client = Path(__file__).resolve().parent.parent / "claude" / "client.py"
+    if not client.is_file():
+        return None
+    return f"{shlex.quote(sys.executable)} -S {shlex.quote(str(client))}"
 
 
 # --------------------------------------------------------------------------- locations
@@ -185,7 +205,7 @@ def install(agent: str, global_: bool = False, dry_run: bool = False, root: Path
     out = out or sys.stdout
     root = root or project_root()
     path = settings_path(agent, global_, root)
-    adapter = adapter_for(agent, path)
+    adapter = adapter_for(agent, path, claude_hook_prefix(tldrs) if agent == "claude" else None)
     old = read_text(path)
     edit = adapter.add(old or "", tldrs or tldrs_command())
     if old is not None and edit.text == old:
@@ -217,7 +237,7 @@ def uninstall(agent: str, global_: bool = False, dry_run: bool = False, root: Pa
     out = out or sys.stdout
     root = root or project_root()
     path = settings_path(agent, global_, root)
-    adapter = adapter_for(agent, path)
+    adapter = adapter_for(agent, path, claude_hook_prefix(tldrs) if agent == "claude" else None)
     old = read_text(path)
     record = created_by_install(path)
     if old is None or not adapter.installed(old):
