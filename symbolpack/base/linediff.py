@@ -69,6 +69,43 @@ def opcodes(old: Sequence[Hashable | None], new: Sequence[Hashable | None],
         i, j = bi + n, bj + n
         if n:
             out.append(("equal", bi, i, bj, j))
+    return _slid_to_blank_ends(out, old, new)
+
+
+def _blank(line: Hashable | None) -> bool:
+    return isinstance(line, str) and not line.strip()
+
+
+def _slid_to_blank_ends(ops: list[Opcode], old: Sequence[Hashable | None], new: Sequence[Hashable | None]
+                        ) -> list[Opcode]:
+    """Each pure insertion or deletion between two equal runs moved, where the lines
+    around it allow (the same text either way), to end on a blank line: git's slider
+    rule. A method added above a twin with the same doc comment is otherwise aligned
+    as "doc, new method, blank, doc": the twin's doc reads as new, and a re-read names
+    the untouched twin as changed (a real agent then read it again to see why)."""
+    out = list(ops)
+    for k in range(1, len(out) - 1):
+        tag, i1, i2, j1, j2 = out[k]
+        before, after = out[k - 1], out[k + 1]
+        if tag not in ("insert", "delete") or before[0] != "equal" or after[0] != "equal":
+            continue
+        seq, lo, hi = (new, j1, j2) if tag == "insert" else (old, i1, i2)
+        if _blank(seq[hi - 1]):
+            continue
+        up = 0  # the equal run before keeps at least one line
+        while up < before[2] - before[1] - 1 and seq[lo - 1 - up] is not None and seq[lo - 1 - up] == seq[hi - 1 - up]:
+            up += 1
+        down = 0
+        while down < after[2] - after[1] - 1 and seq[lo + down] is not None and seq[lo + down] == seq[hi + down]:
+            down += 1
+        shift = next((s for s in range(down, -up - 1, -1) if _blank(seq[hi - 1 + s])), 0)
+        if not shift:
+            continue
+        _, bi1, bi2, bj1, bj2 = before
+        _, ai1, ai2, aj1, aj2 = after
+        out[k - 1] = ("equal", bi1, bi2 + shift, bj1, bj2 + shift)
+        out[k] = (tag, i1 + shift, i2 + shift, j1 + shift, j2 + shift)
+        out[k + 1] = ("equal", ai1 + shift, ai2, aj1 + shift, aj2)
     return out
 
 

@@ -187,8 +187,10 @@ def cmd_read(args) -> int:
             if known is not None:  # the model passes ids back: the answer names its own
                 from ..reads.hints import with_answer_id
 
-                text = with_answer_id(text, result.response, result.response.get("path"), bool(known), args.front,
-                                      result.fallback)
+                asked = args.offset is not None or args.limit is not None or args.symbol is not None
+                why = result.fallback or (None if asked else "first")
+                text = with_answer_id(text, result.response, result.response.get("path"), bool(known), args.front, why,
+                                      known)
             sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
         sys.stdout.flush()  # raises if the reader is gone: then the answer stays uncommitted
         result.commit()

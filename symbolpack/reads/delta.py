@@ -109,10 +109,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     mapped, in_gaps = _align(old, new, ops, known)
     owner = _innermost(total, current.symbols or ())
     points = _change_points(mapped, in_gaps, total)
-    # a changed line changes its symbol; lines removed between two change both neighbours'
-    dirty = {sym.id for group in points for sym in (owner[p] for p in group) if sym is not None}
+    # a changed line changes its symbol; lines removed between two change both neighbours'.
+    # A new blank line is shown but changes nothing: a class was named "changed" for the
+    # blank line after a method added to it, and a real agent went to look
+    dirty = {sym.id for group in points if len(group) > 1 or new[group[0] - 1].strip()
+             for sym in (owner[p] for p in group) if sym is not None}
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
-    window, opened = _change_windows(dirty - unseen, owner, points, total)
+    window, opened = _change_windows(dirty - unseen, owner, points, total, _signature_lines(current, dirty))
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
     for i in range(1, total + 1):
         sym = owner[i]
@@ -192,8 +195,16 @@ def _change_points(mapped, in_gaps: set[int], total: int) -> list[tuple[int, ...
     return points
 
 
-def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total: int
-                    ) -> tuple[set[int], set[str]]:
+def _signature_lines(current: Current, ids: set[str]) -> dict[str, int]:
+    """Where each symbol of *ids* is declared: the line a changed symbol shows as its
+    header (the first line of its doc comment, `/**`, told a model nothing)."""
+    from .skeleton import _header_line
+
+    return {s.id: _header_line(current.lines, s) for s in current.symbols or () if s.id in ids}
+
+
+def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total: int,
+                    signature_lines: dict[str, int] | None = None) -> tuple[set[int], set[str]]:
     """The lines a changed symbol shows: its header line, and each change (with
     `_WINDOW_CONTEXT` lines around it, its own lines only). The rest of its lines are
     as the agent holds them (`unchanged`, at their new numbers) or stay elided: a
@@ -203,11 +214,12 @@ def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total
     out: set[int] = set()
     opened: set[str] = set()
     headed: set[str] = set()
-    for i in range(1, total + 1):  # each changed symbol's header: the first line it owns
+    for i in range(1, total + 1):  # each changed symbol's header: its declaration, else the first line it owns
         s = owner[i]
         if s is not None and s.id in dirty and s.id not in headed:
             headed.add(s.id)
-            out.add(i)
+            line = (signature_lines or {}).get(s.id, i)
+            out.add(line if 1 <= line <= total and owner[line] is s else i)
     for group in points:  # a group's window is its first line's symbol's
         s = owner[group[0]]
         if s is None or s.id not in dirty:

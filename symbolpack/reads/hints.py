@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import json
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 _SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
 
 
@@ -232,17 +236,22 @@ _WHOLE_BECAUSE = {
     "mixed": "it changed since the answers you passed",
     "baseline": "the answers you passed show none of its current lines",
     "pending": "an earlier answer may not have reached you",
+    # no fallback: no whole-file answer among those passed (a small file is read whole)
+    "first": "your first whole read of it (the answers you passed showed parts of it at most)",
 }
 
 
 def with_answer_id(text: str, response: dict, path: str | None, knew: bool, front: str | Hints | None = None,
-                   fallback: str | None = None) -> str:
+                   fallback: str | None = None, passed: Sequence[str] = ()) -> str:
     """*text* ending with the line that names its answer for a model that passes ids
     back (MCP's `known`, `tldrs read --known`): `[answer ID]`, with `; relies on ...`
     the answers it vouches from. The first answer about a file (*knew* false) says how
     to pass the id back; a later one names the ids the next read passes. A whole file
-    sent back although ids were passed (*fallback*: why) says so first. An answer kept
-    under no id is left as it is."""
+    sent back although ids were passed (*fallback*: why, "first" when none of them was a
+    whole-file answer) says so first. Ids *passed* that this answer neither relies on
+    nor carries are named as not needed: a model that passed four ids and saw three
+    relied on wondered whether the fourth's lines still held. An answer kept under no
+    id is left as it is."""
     ident = response.get("answer_id")
     if not ident:
         return text
@@ -253,8 +262,11 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     whole_again = knew and mode == "full" and not scope
     what = (f": lines {scope['start']}-{scope['end']}, as they are now" if scope and mode == "range" else
             ": the whole file, as it is now" if whole_again else "")
-    line = f"[answer {ident}{what}" + (f"; relies on {', '.join(leans)}]" if leans else "]")
     carry = response.get("known_next") or [ident]
+    spare = [i for i in dict.fromkeys(passed) if i not in leans and i not in carry]
+    line = (f"[answer {ident}{what}" + (f"; relies on {', '.join(leans)}" if leans else "")
+            + (f"; not needed: {', '.join(spare)} (later answers cover it, or it is not about this file)"
+               if spare else "") + "]")
     if not knew and path:
         line += (f" To read {path} again, pass {hints_for(front).pass_back(ident)} (and the ids of later answers "
                  f"about it you still see).")

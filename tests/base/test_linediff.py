@@ -100,3 +100,28 @@ def test_without_difflib_for_small_gaps_the_rarest_line_pairing_is_still_exact(o
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             assert all(a is not None and a == b for a, b in zip(old[i1:i2], new[j1:j2]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(with_unknown, with_unknown)
+def test_opcodes_with_unknown_lines_never_call_an_unknown_line_equal(old, new):
+    ops = opcodes(old, new)
+    assert apply(old, new, ops) == new
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            assert None not in old[i1:i2] and old[i1:i2] == new[j1:j2]
+
+
+def test_an_insertion_that_can_end_on_a_blank_line_does():
+    """A method added above a twin with the same doc comment: the new block is the
+    doc, the method and the blank after it; the twin keeps its own doc."""
+    old = ["class A:", "", "  /** doc */", "  def verify():", "    body", "  }"]
+    new = ["class A:", "", "  /** doc */", "  def crypto():", "    other", "  }", "", "  /** doc */",
+           "  def verify():", "    body", "  }"]
+    assert opcodes(old, new) == [("equal", 0, 2, 0, 2), ("insert", 2, 2, 2, 7), ("equal", 2, 6, 7, 11)]
+    # and the same for the deletion of it
+    assert opcodes(new, old) == [("equal", 0, 2, 0, 2), ("delete", 2, 7, 2, 2), ("equal", 7, 11, 2, 6)]
+    # no blank line to end on: the alignment is left as it was found
+    no_blank = [line for line in new if line]
+    assert opcodes([line for line in old if line], no_blank) == [
+        ("equal", 0, 2, 0, 2), ("insert", 2, 2, 2, 6), ("equal", 2, 5, 6, 9)]

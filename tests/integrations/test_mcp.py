@@ -65,8 +65,10 @@ def answer_id(text: str) -> str:
 
 
 def content(text: str) -> str:
-    """An answer without its id line."""
-    return text.rpartition("\n[answer ")[0] if "\n[answer " in text else text
+    """An answer without its id line, and without the `[FILE]` line that says why a
+    whole file came back after ids (both are MCP's framing, `reads.hints.with_answer_id`)."""
+    text = text.rpartition("\n[answer ")[0] if "\n[answer " in text else text
+    return text.partition("\n")[2] if text.startswith("[FILE] ") else text
 
 
 def with_session(root: Path, script, *extra: str, env: dict | None = None, command: list[str] | None = None,

@@ -85,7 +85,10 @@ def test_the_tools_in_process(make_repo, tmp_path):
         # no ids, or ids of nothing this file was answered with: the text again, never a marker
         for known in (None, [], ["nosuchid"], [answer_id(again)]):
             plain = tools.call("read_file", {"path": "app.py", "known": known}).text
-            assert plain.startswith("     1\tdef helper():"), (known, plain[:200])
+            # ids that show nothing of it: said first, so the model does not take them for ignored
+            said = ("[FILE] app.py: 36 lines, whole, as it is now: your first whole read of it (the answers you "
+                    "passed showed parts of it at most).\n") if known else ""
+            assert plain.startswith(said + "     1\tdef helper():"), (known, plain[:200])
         outside = tools.call("read_file", {"path": str(tmp_path / "state")})
         assert outside.is_error and outside.text.startswith(f"{tmp_path / 'state'} is outside the workspace "
                                                             f"({os.path.realpath(root)});")

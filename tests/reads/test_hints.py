@@ -167,8 +167,12 @@ def test_a_whole_file_sent_back_after_known_ids_says_why_first():
                      "changes would take more space than the file.")
     assert body == text.splitlines()
     assert last == '[answer a1: the whole file, as it is now] Next read of this file: known=["a1"]'
-    # a first read (no ids passed) and a whole read with no fallback (a small file) get no header
-    assert with_answer_id(text, _answer("full"), "a.py", False, "mcp", None).splitlines()[0] == "     1\tx = 1"
+    # a small file read whole after ids of range answers: its first whole read
+    assert with_answer_id(text, _answer("full"), "a.py", True, "mcp", "first").splitlines()[0] == (
+        "[FILE] a.py: 40 lines, whole, as it is now: your first whole read of it (the answers you passed showed "
+        "parts of it at most).")
+    # a first read (no ids passed) and a range that covers the file (no fallback) get no header
+    assert with_answer_id(text, _answer("full"), "a.py", False, "mcp", "first").splitlines()[0] == "     1\tx = 1"
     assert with_answer_id(text, _answer("full"), "a.py", True, "mcp", None).splitlines()[0] == "     1\tx = 1"
 
 
@@ -178,3 +182,10 @@ def test_every_answer_after_known_ids_names_the_next_reads_ids():
     # an answer that replaces the earlier ones says so too: the model knows which ids still count
     alone = with_answer_id("[SKELETON] a.py: 40 lines.", _answer("skeleton"), "a.py", True, "mcp")
     assert alone.splitlines()[-1] == '[answer a1] Next read of this file: known=["a1"]'
+
+
+def test_ids_passed_that_an_answer_does_not_need_are_named():
+    response = {**_answer("delta", known_next=["a0", "a2", "a3"], ident="a3"), "leans_on": ["a0", "a2"]}
+    out = with_answer_id("[DELTA] a.py: ...", response, "a.py", True, "mcp", None, ["a2", "a0", "a1"])
+    assert out.splitlines()[-1] == ('[answer a3; relies on a0, a2; not needed: a1 (later answers cover it, or it is '
+                                    'not about this file)] Next read of this file: known=["a0", "a2", "a3"]')

@@ -563,3 +563,47 @@ def test_a_range_the_model_asked_for_is_never_cut():
     lines = [f"row {n} " + "x" * 40 for n in range(1, 301)]
     whole = Agent(_cap_policy(4000)).read(current(lines, parsed=False), ReadRequest("m.py", offset=1, limit=300))
     assert whole["mode"] == "full" and whole["text"] == "\n".join(f"{n:>6}\t{row}" for n, row in enumerate(lines, 1))
+
+
+NO_DIFF = ReadPolicy(small_file_tokens=SMALL, diff_max_hunks=0)  # the delta, whatever a diff would cost
+
+
+def test_a_method_added_to_a_class_names_the_method_not_the_class():
+    """The blank line after a method added to a class is the class's own line: it is
+    shown, but does not make the class "changed" (a real agent went to look at it)."""
+    def method(name: str) -> list[str]:
+        return [f"    def {name}(self, x):", '        """Same doc."""', *[f"        x = x + {k}" for k in range(12)],
+                "        return x", ""]
+
+    lines = ["class Box:", '    """A box."""', "", *method("keep"), *method("twin")]
+    agent, _ = first_read(current(lines), NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))  # all of it held
+    added = lines[:3 + 16] + method("added") + lines[3 + 16:]
+    r = agent.read(current(added))
+    assert r["mode"] == "delta", r["text"]
+    header = r["text"].splitlines()[0]
+    assert "Changed/new: Box.added." in header and "Box," not in header and "Box.twin" not in header
+    shown = [line for line in r["text"].splitlines()[1:] if "\t" in line]
+    assert shown == [f"{n:>6}\t{added[n - 1]}" for n in range(20, 36)]
+
+
+def test_a_changed_symbol_is_headed_by_its_declaration_not_its_doc_comment():
+    from symbolpack.engine.index import parse_bytes
+    from symbolpack.engine.symbols import bind
+
+    def java(lines: list[str]) -> Current:
+        data = ("\n".join(lines) + "\n").encode()
+        records, _, error = parse_bytes(data, "java")
+        assert not error
+        return Current(hashlib.sha256(data).hexdigest(), lines, bind("m.java", "java", records))
+
+    lines = ["/**", " * The box.", " */", "class Box {", "  int size = 1;",
+             *[f"  int f{k}() {{ return {k}; }}" for k in range(40)], "}"]
+    agent = Agent(NO_DIFF)
+    agent.read(java(lines), ReadRequest("m.java", offset=1, limit=len(lines)))
+    agent.read(java(lines))  # a whole read: the copy is the file
+    changed = [*lines[:4], "  int size = 2;", *lines[5:]]
+    r = agent.read(java(changed), ReadRequest("m.java"))
+    assert r["mode"] == "delta", r["text"]
+    shown = [line for line in r["text"].splitlines()[1:] if "\t" in line]
+    assert shown == ["     4\tclass Box {", "     5\t  int size = 2;"], r["text"]

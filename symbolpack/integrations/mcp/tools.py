@@ -368,8 +368,9 @@ class SymbolpackTools:
 
         result = self._run(read)
         response = result.response
-        return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known), FRONT,
-                                         result.fallback), commit=result.commit)
+        why = result.fallback or (None if offset or limit or symbol else "first")
+        return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known), FRONT, why,
+                                         known or ()), commit=result.commit)
 
     def _context(self, entry: str, depth: int, budget: int | None, known: list[str] | None,
                  session_id: str | None) -> ToolAnswer:
