@@ -50,9 +50,9 @@ ATTACHED_RESULT = "Result of calling the Read tool:\n"
 
 _CLAUDE_ROW = re.compile(r"^(\d+)(?:\t(.*))?$", re.S)  # Claude's `N<TAB>line` (an empty last row may lose its TAB)
 _OWN_ROW = re.compile(r"^ *(\d+)\t(.*)$", re.S)  # symbolpack's `cat -n` row, right-aligned in six columns
-# `... A-B unchanged`, maybe `, elided bodies still elided`, `(were X-Y)` and `; now at: f 12, g 40`
+# `... A-B unchanged`, maybe `, elided bodies still elided`, `(were X-Y)` and `; declared now on lines: f 12, g 40`
 _UNCHANGED_RUN = re.compile(r"^\.\.\. (\d+)-(\d+) unchanged(?:, elided bodies still elided)?"
-                            r"(?: \(were (\d+)-(\d+)\))?(?:; now at: .*)?$")
+                            r"(?: \(were (\d+)-(\d+)\))?(?:; (?:now at|declared now on lines): .*)?$")
 _OTHER_RUN = re.compile(r"^\s*\.\.\. (\d+)-(\d+) (.*)$")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 # a diff's `changed (X -> Y lines)`, a delta's `changed since your last whole read of it (X lines then, Y now)`

@@ -108,7 +108,7 @@ def unchanged_marker(seg: Segment, anchors: dict[int, str] | None = None, with_e
     inside = [f"{name} {n}" for n, name in sorted((anchors or {}).items()) if seg.start <= n <= seg.end]
     if inside:
         more = len(inside) - ANCHORS_PER_MARKER
-        marker += "; now at: " + ", ".join(inside[:ANCHORS_PER_MARKER]) + (f" (+{more} more)" if more > 0 else "")
+        marker += "; declared now on lines: " + ", ".join(inside[:ANCHORS_PER_MARKER]) + (f" (+{more} more)" if more > 0 else "")
     return marker
 
 

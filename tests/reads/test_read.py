@@ -461,9 +461,9 @@ def test_a_line_held_at_two_numbers_keeps_the_one_at_its_true_number():
     agent.read(current(v1), ReadRequest("m.py", offset=28, limit=10))
     r = agent.read(current(v1))
     # (a run that moved names where its symbols start now: the model need not map numbers)
-    assert r["text"].splitlines()[1:] == ["     1\t# top", "... 2-27 unchanged (were 1-26); now at: f0 4",
+    assert r["text"].splitlines()[1:] == ["     1\t# top", "... 2-27 unchanged (were 1-26); declared now on lines: f0 4",
                                          "    28\tdef f1(x):", "... 29-37 unchanged", "    38\t    y8 = x + 8",
-                                         "... 39-99 unchanged (were 38-98); now at: f2 52, f3 76"]
+                                         "... 39-99 unchanged (were 38-98); declared now on lines: f2 52, f3 76"]
 
 
 def test_alignment_ties_slide_toward_the_run_that_keeps_its_numbers():
