@@ -210,7 +210,10 @@ def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total
     as the agent holds them (`unchanged`, at their new numbers) or stay elided: a
     2-line edit in a 200-line function costs a window, not the function. Also the
     changed symbols whose body changed: what the agent was told is elided of those
-    comes back whole (a body half shown, half elided line by line, helps nobody)."""
+    comes back whole (a body half shown, half elided line by line, helps nobody) --
+    a function's, not a class's: a class's own lines are the blanks and statements
+    between its methods, and opening it drew 750 lines of a Ruby class as one marker
+    per method and a numbered blank line between each (a real agent re-read it)."""
     out: set[int] = set()
     opened: set[str] = set()
     headed: set[str] = set()
@@ -226,8 +229,9 @@ def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total
             continue
         out.update(k for p in group for k in range(max(p - _WINDOW_CONTEXT, 1), min(p + _WINDOW_CONTEXT, total) + 1)
                    if owner[k] is s)
-        if s.body and any(s.body[0] <= p <= s.body[1] for p in group):
-            opened.add(s.id)
+        if s.body and any(s.body[0] <= p <= s.body[1] for p in group) \
+                and all(owner[k] is s for k in range(s.body[0], min(s.body[1], total) + 1)):
+            opened.add(s.id)  # a leaf's body; a class's own lines are the gaps between its methods
     return out, opened
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import py_lines, python_symbols
 from symbolpack.reads.agentcopy import AgentCopy
+from symbolpack.reads.hints import hints_for
 from symbolpack.reads.read import (
     Current,
     ReadError,
@@ -607,3 +608,20 @@ def test_a_changed_symbol_is_headed_by_its_declaration_not_its_doc_comment():
     assert r["mode"] == "delta", r["text"]
     shown = [line for line in r["text"].splitlines()[1:] if "\t" in line]
     assert shown == ["     4\tclass Box {", "     5\t  int size = 2;"], r["text"]
+
+
+def test_a_change_in_a_class_s_own_lines_does_not_open_the_class():
+    """The class's own lines the agent was told are elided (the blank after each
+    method goes with its marker) stay elided when a class-level line changes."""
+    methods = [line for k in range(8) for line in (f"    def m{k}(self, x):", *[f"        x = x + {i}" for i in range(12)],
+                                                    "        return x", "")]
+    lines = ["class Box:", "    size = 1", "", *methods]
+    claude = hints_for("claude")  # markers name lines: a body's blank tail is elided with it
+    agent = Agent(NO_DIFF)
+    first = agent.read(current(lines), ReadRequest("m.py", hints=claude))
+    elided = [(seg["start"], seg["end"]) for seg in first["segments"] if seg["kind"] == "elided"]
+    assert first["mode"] == "skeleton" and elided[0] == (5, 18), first["text"]  # line 18: the blank after m0
+    r = agent.read(current([lines[0], "    size = 2", *lines[2:]]), ReadRequest("m.py", hints=claude))
+    assert r["mode"] == "delta", r["text"]
+    shown = [line for line in r["text"].splitlines()[1:] if "\t" in line]
+    assert shown == ["     1\tclass Box:", "     2\t    size = 2"], r["text"]
