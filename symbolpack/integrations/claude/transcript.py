@@ -27,8 +27,11 @@ a file replaced (another inode), shortened, or rewritten in place where its firs
 4 KB or the last bytes parsed changed is parsed again from the start. Bookkeeping records
 (`api-request*`, `queue-operation`, ...) carry no `parentUuid` and are skipped
 before they are decoded. Claude Code flushes the transcript a little after it
-runs a PreToolUse hook, so `present_for` polls until the call's own `tool_use`
-record is there.
+runs a PreToolUse hook (a 100 ms timer), so `present_for` polls until the call's own
+`tool_use` record is there. That wait is the proof's price: the records not yet
+written may hold a rewind, a compaction or a cleared result, and only the call's own
+record, reached through its chain, shows which answers the model still holds
+(ARCHITECTURE.md, "The transcript wait stays").
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ CLEARED = "[Old tool result content cleared]"
 CACHE_VERSION = 3
 POLL_SECONDS = 2.0
 POLL_INTERVAL = 0.01
+# `wait_for_record` polls finer: a poll is one stat while nothing is appended, and the time
+# from Claude Code's flush to the hook noticing it is on every pre-read's and pre-edit's path
+WAIT_INTERVAL = 0.002
 _SKIP_PREFIXES = (b'{"type":"api-request', b'{"type":"queue-operation', b'{"type":"last-prompt',
                   b'{"type":"atis-latch', b'{"type":"tools-used', b'{"type":"cost-state', b'{"type":"mode"')
 
@@ -262,4 +268,4 @@ def wait_for_record(path: str, tool_use_id: str, wait: float = POLL_SECONDS, win
             pass  # not created yet: a new session's file appears a moment after its first hook
         if time.monotonic() >= deadline:
             return False
-        time.sleep(POLL_INTERVAL)
+        time.sleep(WAIT_INTERVAL)
