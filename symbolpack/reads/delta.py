@@ -49,19 +49,26 @@ def _slid(ops, old: Sequence, new: Sequence[str], known: Sequence[bool]) -> list
             return old[a + 1] is not None and old[a + 1] == old[b + 1] and known[a + 1] == known[b + 1]
         return new[a] == new[b]
 
+    def blank_end(on_old: bool, op) -> bool:  # the block ends on a blank line
+        last = old[op[2]] if on_old else new[op[4] - 1]
+        return isinstance(last, str) and not last.strip()
+
     for k in range(1, len(out) - 1):
         before, op, after = out[k - 1], out[k], out[k + 1]
         if before[0] != "equal" or after[0] != "equal" or op[0] not in ("delete", "insert"):
             continue
         on_old = op[0] == "delete"
         lo, hi = (1, 2) if on_old else (3, 4)  # the block's ends in the op
+        # it stops early where it ends on a blank line (`linediff`'s slider rule put it
+        # there: a method added above a twin with the same doc comment leaves the
+        # twin's doc unchanged); the agent's numbers decide only between other ties
         if after[3] - after[1] == 0:  # the run after keeps its numbers: the block goes up
-            while before[2] > before[1] and same(on_old, op[lo] - 1, op[hi] - 1):
+            while before[2] > before[1] and same(on_old, op[lo] - 1, op[hi] - 1) and not blank_end(on_old, op):
                 before[2], before[4] = before[2] - 1, before[4] - 1
                 after[1], after[3] = after[1] - 1, after[3] - 1
                 op[1], op[2], op[3], op[4] = op[1] - 1, op[2] - 1, op[3] - 1, op[4] - 1
         elif before[3] - before[1] == 0:  # the run before does: the block goes down
-            while after[2] > after[1] and same(on_old, op[lo], op[hi]):
+            while after[2] > after[1] and same(on_old, op[lo], op[hi]) and not blank_end(on_old, op):
                 before[2], before[4] = before[2] + 1, before[4] + 1
                 after[1], after[3] = after[1] + 1, after[3] + 1
                 op[1], op[2], op[3], op[4] = op[1] + 1, op[2] + 1, op[3] + 1, op[4] + 1
@@ -133,7 +140,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
-    header = f"[DELTA] {request.path}: changed {request.hints.delta_since} ({copy.length} lines then, {total} now)."
+    header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
+              f"{request.hints.delta_lengths(copy.length, total)}.")
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
     if unseen:

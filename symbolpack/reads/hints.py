@@ -42,6 +42,10 @@ class Hints:
     delta_since = "since your last whole read of it"  # what a delta's "lines then" counts
     delta_edits = ""  # said of edits the model made that symbolpack did not see
 
+    def delta_lengths(self, then: int, now: int) -> str:
+        """A delta's file lengths, after `delta_since`."""
+        return f"({then} lines then, {now} now)"
+
     def option(self, name: str) -> str:
         """A request parameter as the agent writes it (`--offset`; `offset` for tools)."""
         return f"--{name}"
@@ -121,7 +125,8 @@ class McpHints(ToolHints):
     """symbolpack's MCP tools: `read_file(path, offset, limit, symbol)`, `diff_context(budget)`.
     A delta leans on the answers the model passed back, not on a read it remembers, and
     symbolpack never sees the model's own edits (the host's edit tool makes them): the
-    delta says so, or a model that edited the file since reads "N lines then" as wrong."""
+    delta says so, and gives the file's length now only (a model that edited the file
+    since read "N lines then" as wrong)."""
 
     name = "mcp"
     tool = "read_file"
@@ -129,6 +134,11 @@ class McpHints(ToolHints):
     separator = ", "
     delta_since = "since the answers you passed in known"
     delta_edits = " Any edit you made since then is among these changes."
+
+    def delta_lengths(self, then: int, now: int) -> str:
+        # "N lines then" counted the answers' lines, not the model's own edit after
+        # them: real agents that had edited the file read it as wrong
+        return f"({now} lines now)"
 
     def pass_back(self, *idents: str) -> str:
         return "known=[" + ", ".join(f'"{i}"' for i in idents) + "]"

@@ -29,7 +29,6 @@ _ROW = re.compile(r"^ *(\d+)\t(.*)$", re.S)
 _ELIDED = re.compile(r"^\s*\.\.\. (\d+)-(\d+) elided")
 _UNCHANGED_RUN = re.compile(r"^\.\.\. (\d+)-(\d+) unchanged(, elided bodies still elided)?(?: \(were (\d+)-(\d+)\))?")
 _ID_LINE = re.compile(r"^\[answer (\w+)(?:: [^;\]]*)?(?:; relies on ([\w, ]+))?(?:; not needed: [^\]]*)?\]")
-_DELTA_TOTAL = re.compile(r"\((\d+) lines then, (\d+) now\)")
 
 
 @dataclass

@@ -26,7 +26,7 @@ def test_a_sound_history_has_no_problem():
     first = answer(WHOLE, SKELETON, "s1")
     again = answer(WHOLE, UNCHANGED, "u1", ("s1",))
     changed = FILE[:9] + ["line ten"]
-    delta = answer(WHOLE, "[DELTA] a.py: changed since your last whole read of it (10 lines then, 10 now).\n"
+    delta = answer(WHOLE, "[DELTA] a.py: changed since the answers you passed in known (10 lines now).\n"
                    "... 1-9 unchanged, elided bodies still elided\n" + rows(["line ten"], 10), "d1", ("s1",))
     assert mcp_view.judge([first, again], FILE) == []
     assert mcp_view.judge([first, again, delta], changed) == []
@@ -48,7 +48,7 @@ def test_each_rule_fails():
     assert any("vouches for line 1" in p for p in mcp_view.judge([first, answer(WHOLE, UNCHANGED, "u1", ("s1",))],
                                                                 changed))
     # a delta run that carries a line the file changed, and one the context never held
-    run = answer(WHOLE, "[DELTA] a.py: changed (10 lines then, 11 now).\n... 1-2 unchanged (were 1-2)\n"
+    run = answer(WHOLE, "[DELTA] a.py: changed since the answers you passed in known (11 lines now).\n... 1-2 unchanged (were 1-2)\n"
                  + rows(FILE[2:], 3), "d1", ("s1",))
     assert any("vouches for line 1" in p for p in mcp_view.judge([first, run], changed))
     partial = answer({"path": "a.py", "offset": 9, "limit": 2}, rows(FILE[8:], 9), "r2")

@@ -588,16 +588,37 @@ def test_a_method_added_to_a_class_names_the_method_not_the_class():
     assert shown == [f"{n:>6}\t{added[n - 1]}" for n in range(20, 36)]
 
 
-def test_a_changed_symbol_is_headed_by_its_declaration_not_its_doc_comment():
+def java(lines: list[str]) -> Current:
     from symbolpack.engine.index import parse_bytes
     from symbolpack.engine.symbols import bind
 
-    def java(lines: list[str]) -> Current:
-        data = ("\n".join(lines) + "\n").encode()
-        records, _, error = parse_bytes(data, "java")
-        assert not error
-        return Current(hashlib.sha256(data).hexdigest(), lines, bind("m.java", "java", records))
+    data = ("\n".join(lines) + "\n").encode()
+    records, _, error = parse_bytes(data, "java")
+    assert not error
+    return Current(hashlib.sha256(data).hexdigest(), lines, bind("m.java", "java", records))
 
+
+def test_a_method_added_above_a_twin_with_the_same_doc_leaves_the_twin_unchanged():
+    """Guzzle's add_crypto_method, added above add_verify with the same doc comment: a
+    real agent was told add_verify changed and read it again to see how."""
+    def method(name: str) -> list[str]:
+        return ["  /**", "   * @param value as passed via options.", "   */", f"  void {name}(int value) {{",
+                *[f"    step({k});" for k in range(12)], "  }", ""]
+
+    head = [line for name in ("open", "close", "proxy") for line in method(name)]
+    lines = ["class Box {", *head, *method("verify"), "}"]
+    agent = Agent(NO_DIFF)
+    assert agent.read(java(lines), ReadRequest("m.java"))["mode"] == "skeleton"
+    added = ["class Box {", *head, *method("crypto"), *method("verify"), "}"]
+    r = agent.read(java(added), ReadRequest("m.java"))
+    assert r["mode"] == "delta", r["text"]
+    assert "Changed/new: Box.crypto." in r["text"].splitlines()[0], r["text"]
+    shown = [int(line.split("\t")[0]) for line in r["text"].splitlines()[1:] if "\t" in line]
+    start = 2 + len(head)
+    assert shown == list(range(start, start + 18)), r["text"]  # the doc, the method and the blank after it
+
+
+def test_a_changed_symbol_is_headed_by_its_declaration_not_its_doc_comment():
     lines = ["/**", " * The box.", " */", "class Box {", "  int size = 1;",
              *[f"  int f{k}() {{ return {k}; }}" for k in range(40)], "}"]
     agent = Agent(NO_DIFF)
