@@ -144,6 +144,11 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
               f"{request.hints.delta_lengths(copy.length, total)}.")
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
+    loose = _line_runs([i for i in range(1, total + 1)
+                        if mapped[i] is None and i not in in_gaps and owner[i] is None and new[i - 1].strip()])
+    if loose:  # an import, a module constant: the header names every change the answer shows
+        header += (f" {'Also changed' if changed else 'Changed'} outside any symbol: lines "
+                   + ", ".join(loose[:6]) + ("..." if len(loose) > 6 else "") + ".")
     if unseen:
         names = sorted(s.qualname for s in current.symbols or () if s.id in unseen)
         header += (" Changed inside code you have not read (still elided): " + ", ".join(names[:12])
@@ -201,6 +206,17 @@ def _change_points(mapped, in_gaps: set[int], total: int) -> list[tuple[int, ...
         elif i < total and mapped[i + 1] is not None and mapped[i + 1] != here + 1:
             points.append((i, i + 1))
     return points
+
+
+def _line_runs(numbers: Sequence[int]) -> list[str]:
+    """Sorted line numbers as runs: [7, 12, 13, 14] -> ["7", "12-14"]."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and runs[-1][1] + 1 == n:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return [f"{a}" if a == b else f"{a}-{b}" for a, b in runs]
 
 
 def _signature_lines(current: Current, ids: set[str]) -> dict[str, int]:

@@ -646,3 +646,16 @@ def test_a_change_in_a_class_s_own_lines_does_not_open_the_class():
     assert r["mode"] == "delta", r["text"]
     shown = [line for line in r["text"].splitlines()[1:] if "\t" in line]
     assert shown == ["     1\tclass Box:", "     2\t    size = 2"], r["text"]
+
+
+def test_a_delta_names_changed_lines_outside_any_symbol():
+    """An import changed beside a function: a real agent saw line 7 shown, not named in
+    the header's list, and read the file again to find out why."""
+    lines = py_lines(6, 14)
+    agent, _ = first_read(current(lines), NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    changed = ["import sys", *lines[1:]]
+    changed[20] += "  # touched"
+    r = agent.read(current(changed))
+    assert r["mode"] == "delta", r["text"]
+    assert r["text"].splitlines()[0].split(". ")[1:3] == ["Changed/new: f1", "Also changed outside any symbol: lines 1"]
