@@ -116,11 +116,17 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     mapped, in_gaps = _align(old, new, ops, known)
     owner = _innermost(total, current.symbols or ())
     points = _change_points(mapped, in_gaps, total)
-    # a changed line changes its symbol; lines removed between two change both neighbours'.
-    # A new blank line is shown but changes nothing: a class was named "changed" for the
-    # blank line after a method added to it, and a real agent went to look
-    dirty = {sym.id for group in points if len(group) > 1 or new[group[0] - 1].strip()
-             for sym in (owner[p] for p in group) if sym is not None}
+    # a changed line changes its symbol; lines removed inside a symbol change it. A new
+    # blank line is shown but changes nothing, and lines removed between two symbols
+    # change neither ("your lines A-B were removed here" says it, and "Removed:" names a
+    # symbol that went): real agents went to look at a class named "changed" for the
+    # blank after a method added to it, and at a method named changed for the method
+    # removed below it
+    dirty: set[str] = set()
+    for group in points:
+        first = owner[group[0]]
+        if first is not None and (first is owner[group[-1]] if len(group) > 1 else bool(new[group[0] - 1].strip())):
+            dirty.add(first.id)
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
     window, opened = _change_windows(dirty - unseen, owner, points, total, _signature_lines(current, dirty))
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
@@ -158,7 +164,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits
     if "delta" not in request.told:
         header += " Numbers are current. \"... A-B unchanged\": the text you have there; \"(were C-D)\": you have it at C-D."
-    text = "\n".join([header, *render_delta(new, segments, request.hints, anchors(current))])
+    shown_old = [t if n and n < len(known) and known[n] else None for n, t in enumerate(old)]
+    text = "\n".join([header, *render_delta(new, segments, request.hints, anchors(current), shown_old)])
     response = response_of(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, copy_after(copy, current, segments), None), only_unseen
 

@@ -307,8 +307,19 @@ def _skeleton_outcome(request, current, copy, policy, planned, held, plain, tota
     return ReadOutcome(response, copy_after(copy, current, segments), None)
 
 
-# what the answer id line and the tail's marker may take after a capped answer's body
-_CAP_RESERVE = 400
+# what the answer id line and the tail's marker (with what the tail declares) may take
+# after a capped answer's body
+_CAP_RESERVE = 400 + 1600
+_DECLARED_MAX = 60  # names a capped tail's marker lists
+
+
+def _declared_in(current: Current, start: int, end: int) -> str:
+    """"name line, ..." of the functions and types declared in lines start..end."""
+    from .delta import anchors
+
+    names = [f"{name} {n}" for n, name in sorted(anchors(current).items()) if start <= n <= end]
+    more = len(names) - _DECLARED_MAX
+    return ", ".join(names[:_DECLARED_MAX]) + (f" (+{more} more)" if more > 0 else "")
 
 
 def _capped(request, current, copy, segments: list, notes: dict, header: str, max_chars: int) -> ReadOutcome | None:
@@ -343,11 +354,23 @@ def _capped(request, current, copy, segments: list, notes: dict, header: str, ma
         break
     if cut <= 1 or cut > total:
         return None
+    # the tail starts at a top-level line where one is near (a marker indented inside a
+    # body reads as that body's): the line after a blank one at no indent, 200 lines back at most
+    top = next((n for n in range(cut, max(cut - 200, 2) - 1, -1)
+                if lines[n - 1].strip() and not lines[n - 1][:1].isspace() and not lines[n - 2].strip()), cut)
+    if top < cut:
+        cut = top
+        kept = [seg._replace(end=min(seg.end, cut - 1)) for seg in kept if seg.start < cut]
     if kept and kept[-1].kind == "elided" and kept[-1].symbol is None:
         cut = kept.pop().start  # one run of hidden lines, one marker
     drawn = [*kept, Segment("elided", cut, total)]
     note = (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are one elided run"
             f" ({hints.read_lines(request.path, cut, total)} shows them).")
+    # what the tail declares, and where: a model that only had the line numbers read the
+    # whole tail as one range (7,500 tokens) where one symbol would have done
+    declared = _declared_in(current, cut, total)
+    if declared:
+        notes = {**notes, cut: f"elided; declared there: {declared}"}
     text = "\n".join([header + note + help_text, *render_segments(lines, drawn, notes, hints)])
     response = response_of(request, current, "skeleton", text, None, drawn, current.full_tokens())
     return ReadOutcome(response, copy_after(copy, current, drawn), None)

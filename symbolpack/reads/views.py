@@ -137,15 +137,31 @@ def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: di
     return out
 
 
+_REMOVED_TEXT_LINES = 3  # a removal this short names its text (a model asked "which lines?")
+
+
+def removed_marker(first: int, last: int, old: Sequence[str | None] | None) -> str:
+    """`... your lines A-B were removed here`, with `: "text", ...` for a short run
+    whose text the copy holds."""
+    import json
+
+    marker = f"... your lines {first}-{last} were removed here"
+    texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
+    if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
+        marker += ": " + ", ".join(json.dumps(t, ensure_ascii=False) for t in texts)
+    return marker
+
+
 def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints = CLI,
-                 anchors: dict[int, str] | None = None) -> list[str]:
+                 anchors: dict[int, str] | None = None, old: Sequence[str | None] | None = None) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
     and which it was told are elided, so naming every alternation again would
     cost a marker per symbol of the file. A run of elided lines alone keeps its
     elided marker (the command that opens it); an elided run without a source
-    (a change the agent did not read) too."""
+    (a change the agent did not read) too. Lines of the copy removed between two runs
+    are said, with their text when it is short and *old* (the copy's text, 1-based) has it."""
     out: list[str] = []
     i = 0
     after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source
@@ -164,7 +180,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
         if after is not None and after[0] + 1 == seg.start and seg.source > after[1] + 1:
             # lines of the copy removed between two runs it still has: said, not left to be inferred
             # from the jump in "were" numbers (real models doubted the mapping there)
-            out.append(f"... your lines {after[1] + 1}-{seg.source - 1} were removed here")
+            out.append(removed_marker(after[1] + 1, seg.source - 1, old))
         j = i
         while j + 1 < len(segments) and segments[j + 1].source is not None and segments[j + 1].kind != "shown" \
                 and segments[j + 1].start == segments[j].end + 1 \

@@ -515,6 +515,28 @@ def test_lines_removed_between_two_held_runs_are_said():
     text = render_delta(lines, [Segment("unchanged", 1, 9, source=1), Segment("shown", 10, 10),
                                 Segment("unchanged", 11, 20, source=16)])
     assert text == ["... 1-9 unchanged", "    10\tline 10", "... 11-20 unchanged (were 16-25)"]
+    # a short removal names its text, where the copy holds it ("which lines?", a real agent asked)
+    old = [None, *[f"old {n}" for n in range(1, 26)]]
+    text = render_delta(lines, [Segment("unchanged", 1, 10, source=1), Segment("unchanged", 11, 20, source=14)],
+                        old=old)
+    assert text[1] == '... your lines 11-13 were removed here: "old 11", "old 12", "old 13"'
+    held_in_part = [*old[:12], None, *old[13:]]
+    text = render_delta(lines, [Segment("unchanged", 1, 10, source=1), Segment("unchanged", 11, 20, source=14)],
+                        old=held_in_part)
+    assert text[1] == "... your lines 11-13 were removed here"
+
+
+def test_a_function_removed_between_two_changes_neither_neighbour():
+    lines = py_lines(6, 14)
+    agent, _ = first_read(current(lines), NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    gone = lines[:20] + lines[38:]  # f1 (lines 21-38) removed
+    gone[60] += "  # touched"  # and a change inside f4, so the answer is a delta
+    r = agent.read(current(gone))
+    assert r["mode"] == "delta", r["text"]
+    header = r["text"].splitlines()[0]
+    assert "Changed/new: f4." in header and "Removed: f1." in header and "f0," not in header and "f2," not in header
+    assert "... your lines 21-38 were removed here" in r["text"].splitlines()
 
 
 # --------------------------------------------------------------------------- a host's cap on an answer
@@ -524,16 +546,20 @@ def _cap_policy(chars: int) -> ReadPolicy:
 
 
 def test_a_skeleton_over_the_hosts_cap_stops_where_it_fits_the_rest_one_elided_run():
-    lines = py_lines(40, 14)
+    lines = py_lines(60, 14)
     uncapped = first_read(current(lines))[1]
-    assert uncapped["mode"] == "skeleton" and len(uncapped["text"]) > 3000
-    agent, r = first_read(current(lines), _cap_policy(3000))
-    assert r["mode"] == "skeleton" and len(r["text"]) <= 3000
+    assert uncapped["mode"] == "skeleton" and len(uncapped["text"]) > 4500
+    agent, r = first_read(current(lines), _cap_policy(4500))
+    assert r["mode"] == "skeleton" and len(r["text"]) <= 4500
     tail = r["segments"][-1]
     assert tail["kind"] == "elided" and tail["end"] == len(lines) and "symbol" not in tail
     cut = tail["start"]
     assert f"It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{len(lines)}" in r["text"]
-    assert f"--offset {cut} --limit {len(lines) - cut + 1}" in r["text"].splitlines()[-1]
+    # the tail's marker names what is declared there, and where (the first 60)
+    declared = [f"f{k} {n}" for k in range(60) if (n := 3 + 18 * k) >= cut]
+    assert 0 < len(declared) <= 60
+    assert r["text"].splitlines()[-1] == (f"... {cut}-{len(lines)} elided; declared there: {', '.join(declared)}: "
+                                          f"--offset {cut} --limit {len(lines) - cut + 1}")
     # the head is drawn as the uncapped skeleton draws it, line for line
     head = [line for line in r["text"].splitlines()[1:-1]]
     assert head == uncapped["text"].splitlines()[1:len(head) + 1]
@@ -546,7 +572,7 @@ def test_a_skeleton_over_the_hosts_cap_stops_where_it_fits_the_rest_one_elided_r
 def test_an_answer_under_the_cap_is_not_touched_and_no_cap_means_none():
     lines = py_lines(40, 14)
     uncapped = first_read(current(lines))[1]
-    assert first_read(current(lines), _cap_policy(len(uncapped["text"]) + 2000))[1] == uncapped
+    assert first_read(current(lines), _cap_policy(len(uncapped["text"]) + 2500))[1] == uncapped
 
 
 def test_a_plain_whole_file_over_the_cap_is_its_head_and_one_elided_run():
