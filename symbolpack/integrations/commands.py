@@ -109,8 +109,8 @@ def add_integration_parsers(subparsers) -> None:
     p = subparsers.add_parser("qwen-hook", help="run one Qwen Code hook (payload JSON on stdin)",
                               description="Answer one Qwen Code hook. Never fails the tool call: "
                                           "any problem means exit 0 and no decision.")
-    p.add_argument("name", metavar="NAME", help="qwen-pre-read, qwen-post-read, qwen-post-edit, "
-                                                "qwen-edit-refused, qwen-lifecycle")
+    p.add_argument("name", metavar="NAME", help="qwen-pre-read, qwen-post-read, qwen-post-edit (the retired "
+                                                "qwen-edit-refused and qwen-lifecycle of older installs do nothing)")
     p.set_defaults(func=cmd_qwen_hook)
 
     p = subparsers.add_parser("chibi", help="what Chibi runs: its language plugins and symbolpack's plugin",
