@@ -145,11 +145,20 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
             status[i] = "H"  # elided before, the same text now: still elided, just moved
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
-    changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen})
+    # a changed body the agent was told is elided comes back whole: said apart, or a model
+    # that never read it cannot tell what changed from what it sees for the first time
+    whole = {s.id for s in current.symbols or () if s.id in opened
+             and any(status[i] == "S" and (src := mapped[i]) is not None and not known[src]
+                     for i in range(s.lines[0], min(s.lines[1], total) + 1))}
+    changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
               f"{request.hints.delta_lengths(copy.length, total)}.")
     if changed:
         header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
+    if whole:
+        names = sorted(s.qualname for s in current.symbols or () if s.id in whole)
+        header += (" Changed inside code you had elided, shown whole: " + ", ".join(names[:12])
+                   + ("..." if len(names) > 12 else "") + ".")
     loose = _line_runs([i for i in range(1, total + 1)
                         if mapped[i] is None and i not in in_gaps and owner[i] is None and new[i - 1].strip()])
     if loose:  # an import, a module constant: the header names every change the answer shows
@@ -162,10 +171,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     if removed:
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
     header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits
+    shown_old = [t if n and n < len(known) and known[n] else None for n, t in enumerate(old)]
+    body = render_delta(new, segments, request.hints, anchors(current), shown_old)
     if "delta" not in request.told:
         header += " Numbers are current. \"... A-B unchanged\": the text you have there; \"(were C-D)\": you have it at C-D."
-    shown_old = [t if n and n < len(known) and known[n] else None for n, t in enumerate(old)]
-    text = "\n".join([header, *render_delta(new, segments, request.hints, anchors(current), shown_old)])
+        if any("; declared now on lines: " in line for line in body):  # "the attribute's line or the fn's?"
+            header += " \"declared now on lines: f 12\": line 12 names f (its def/fn/class line)."
+    text = "\n".join([header, *body])
     response = response_of(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, copy_after(copy, current, segments), None), only_unseen
 
