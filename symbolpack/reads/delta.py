@@ -147,9 +147,10 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     segments = _segments_from_status(status, mapped, owner)
     # a changed body the agent was told is elided comes back whole: said apart, or a model
     # that never read it cannot tell what changed from what it sees for the first time
-    whole = {s.id for s in current.symbols or () if s.id in opened
-             and any(status[i] == "S" and (src := mapped[i]) is not None and not known[src]
-                     for i in range(s.lines[0], min(s.lines[1], total) + 1))}
+    whole = {s.id for s in current.symbols or () if s.id in opened and s.body
+             and all(status[i] == "S" for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)
+             and any((src := mapped[i]) is not None and not known[src]
+                     for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)}
     changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
               f"{request.hints.delta_lengths(copy.length, total)}.")

@@ -686,3 +686,17 @@ def test_a_delta_names_changed_lines_outside_any_symbol():
     r = agent.read(current(changed))
     assert r["mode"] == "delta", r["text"]
     assert r["text"].splitlines()[0].split(". ")[1:3] == ["Changed/new: f1", "Also changed outside any symbol: lines 1"]
+
+
+def test_a_changed_body_the_agent_read_in_part_is_changed_not_shown_whole():
+    lines = py_lines()
+    agent, _ = first_read(current(lines))
+    agent.read(current(lines), ReadRequest("m.py", offset=5, limit=6))  # lines 5-10 of f0's body
+    changed = list(lines)
+    changed[6] = "    y2 = x - 2"  # line 7, one the agent holds
+    r = agent.read(current(changed))
+    assert r["mode"] == "delta", r["text"]
+    header = r["text"].splitlines()[0]
+    assert "Changed/new: f0." in header and "shown whole" not in header, header
+    assert ["... 4-6 unchanged", "     7\t    y2 = x - 2", "... 8-10 unchanged"] == [
+        line for line in r["text"].splitlines() if line.startswith(("... 4-", "     7\t", "... 8-"))], r["text"]
