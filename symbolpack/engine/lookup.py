@@ -8,6 +8,7 @@ when it is clearly the best, otherwise the caller gets a did-you-mean.
 
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 
 from .symbols import SymbolSlice
@@ -43,6 +44,18 @@ def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
         hits = [s for s in symbols if key(s) == low]
         if hits:
             return hits
+    # a language's own spelling of a qualified name (Ruby's `Jar#initialize`, Rust's and
+    # C++'s `a::b`), and a qualified name without its outer scopes (`Helpers.redirect` for
+    # `Sinatra.Helpers.redirect`): a model writes what it saw in the code, and a refused
+    # name costs it a call (real agents, Ruby episodes)
+    dotted = re.sub(r"::|#(?=[A-Za-z_])", ".", query)
+    if "." in dotted:
+        for fold in (False, True):
+            want = dotted.lower() if fold else dotted
+            hits = [s for s in symbols
+                    if (qual := s.qualname.lower() if fold else s.qualname) == want or qual.endswith("." + want)]
+            if hits:
+                return hits
     return []
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import shlex
 
+import pytest
+
 from symbolpack.engine.lookup import resolve
 from symbolpack.reads.hints import shell_word
 from symbolpack.reads.views import Segment, elided_marker
@@ -73,3 +75,24 @@ def test_a_miss_names_each_suggestion_once():
     message = no_match_message("bnch", rank("bnch", first + second, limit=10), "the repository")
     names = message.split("did you mean: ", 1)[1].rstrip("?").split(", ")
     assert names.count("bench") == 1 and "benches" in names, message
+
+
+def test_a_qualified_name_in_the_language_s_own_spelling_or_without_outer_scopes_is_found():
+    """Ruby agents wrote `Jar#initialize` and `Helpers.redirect` for `Sinatra.Cookies.Jar.initialize`
+    and `Sinatra.Helpers.redirect`, and paid a call for each refusal."""
+    from symbolpack.base.errors import UsageError
+    from symbolpack.engine.index import parse_bytes
+    from symbolpack.engine.symbols import bind
+
+    source = "\n".join(["module Sinatra", "  module Helpers", "    def redirect(uri)", "      uri", "    end", "  end",
+                        "  class Jar", "    def initialize(app)", "      @app = app", "    end",
+                        "    def redirect(uri)", "      uri", "    end", "  end", "end", ""])
+    records, _, error = parse_bytes(source.encode(), "ruby")
+    assert not error
+    syms = bind("base.rb", "ruby", records)
+    assert resolve("Helpers.redirect", syms).qualname == "Sinatra.Helpers.redirect"
+    assert resolve("Jar#initialize", syms).qualname == "Sinatra.Jar.initialize"
+    assert resolve("Sinatra::Jar#initialize", syms).qualname == "Sinatra.Jar.initialize"
+    assert resolve("jar.REDIRECT", syms).qualname == "Sinatra.Jar.redirect"  # case folded last
+    with pytest.raises(UsageError, match="ambiguous"):  # a bare name two symbols share stays ambiguous
+        resolve("redirect", syms)
