@@ -17,6 +17,18 @@ writes, in a throwaway HOME and project, its model a scripted fake on 127.0.0.1
   compacts the conversation (the fake reports a token count over the limit); the
   model reads on; `codex exec resume --last` (a new server process) reads once more.
   Every answer is judged in the request that delivered it (`mcp_view.judge`).
+- Rewind and fork: Codex 0.171 has no rewind in `codex exec` (its TUI's backtrack is
+  interactive), but its app server (`codex app-server`, JSON-RPC on stdio, the protocol
+  the TUI and IDE clients speak) has `thread/revert` {threadId, beforeTurnId}: "Replace a
+  paginated thread's durable history with the prefix before one turn" (a thread must be
+  loaded first, `thread/resume`; turns are listed by `thread/turns/list`); `codex exec
+  fork <SESSION_ID> [PROMPT]` forks a saved session into a new one (`thread/fork`, which
+  also takes `lastTurnId`/`beforeTurnId`). The scripted model reads (a skeleton), then in
+  a second turn drills into rule7 and re-reads; the second turn is reverted; a teammate
+  changes rule7; `codex exec resume` reads again: its request no longer carries the
+  drill-in or the re-read, and the answer leans only on the first read. Then `codex exec
+  fork` reads rule3 in the fork; the file changes; the original and the fork each read
+  again, each judged in its own request (the original's never leans on the fork's answer).
 """
 
 from __future__ import annotations
@@ -254,3 +266,140 @@ def test_uninstall_keeps_the_users_key_and_doctor_names_what_codex_then_refuses(
     assert code == 1 and codex_target(report)["status"] == "leftover table"
     assert lab.tldrs("install", "codex").returncode == 0
     assert lab.run("mcp", "list").returncode == 0
+
+
+class AppServer:
+    """`codex app-server` on stdio: JSON-RPC requests, one line each; notifications skipped."""
+
+    def __init__(self, lab: Lab, provider: list[str]):
+        self.proc = subprocess.Popen([str(lab.codex), "-c", "analytics.enabled=false",
+                                      "-c", "check_for_update_on_startup=false", "app-server", *provider],
+                                     cwd=lab.proj, env=lab.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        self.n = 0
+        self.request("initialize", {"clientInfo": {"name": "symbolpack-e2e", "version": "1"},
+                                    "capabilities": {"experimentalApi": True}})
+        self.send({"jsonrpc": "2.0", "method": "initialized"})
+
+    def send(self, message: dict) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            message = json.loads(line)
+            if message.get("id") == self.n and "method" not in message:
+                assert "error" not in message, (method, message["error"])
+                return message["result"]
+        raise AssertionError(f"codex app-server ended before answering {method}")
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+class Branching:
+    """The model of the rewind and fork scenario: per prompt, the reads it makes, one per request."""
+
+    PLANS = {
+        "Read app.py.": [{}],
+        "Look inside rule7.": [{"symbol": "rule7"}, {}],
+        "Read app.py again.": [{}],
+        "Read rule3 in the fork.": [{"symbol": "rule3"}],
+        "Read app.py in the original.": [{}],
+        "Read app.py in the fork.": [{}],
+    }
+
+    def __init__(self, app: Path):
+        self.app = app
+        self.seen: set[str] = set()
+        self.judged: list[dict] = []  # per delivered answer: prompt, id, relies, kind, visible ids, problems
+
+    def turn(self, body: dict) -> list[dict]:
+        items = body.get("input", [])
+        at = max((k for k, i in enumerate(items) if i.get("role") == "user" and self.prompt(i) in self.PLANS),
+                 default=None)
+        if at is None:
+            return [fake_openai.say("done")]
+        prompt = self.prompt(items[at])
+        answers = mcp_view.answers_in(items)
+        outputs = [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+        if outputs and outputs[-1] not in self.seen:  # the answer this request is the first to deliver
+            self.seen.add(outputs[-1])
+            last = answers[-1]
+            self.judged.append({"prompt": prompt, "id": last.ident, "relies": last.relies,
+                                "kind": last.text.split(" ", 1)[0] if last.text.startswith("[") else "rows",
+                                "visible": [a.ident for a in answers[:-1]], "text": last.text,
+                                "problems": mcp_view.judge(answers, self.app.read_text().split("\n"))})
+        done = sum(1 for i in items[at:] if i.get("type") == "function_call_output")
+        plan = self.PLANS[prompt]
+        return [read_call(body, **plan[done])] if done < len(plan) else [fake_openai.say("done")]
+
+    @staticmethod
+    def prompt(item: dict) -> str:
+        return "".join(c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict))
+
+
+def test_after_a_rewind_and_a_fork_answers_lean_only_on_what_each_request_carries(tmp_path, codex):
+    lab = Lab(tmp_path, codex)
+    app = lab.proj / "app.py"
+    app.write_text(BODY)
+    assert lab.tldrs("install", "codex").returncode == 0
+    lab.trust()
+    model = Branching(app)
+    server, port = fake_openai.start(model.turn)
+    provider = ["-c", "model_provider=fake", "-c", "model=gpt-fake", "-c", 'model_providers.fake.name="fake"',
+                "-c", f'model_providers.fake.base_url="http://127.0.0.1:{port}/v1"',
+                "-c", 'model_providers.fake.wire_api="responses"', "-c", 'model_providers.fake.env_key="FAKE_OPENAI_KEY"']
+
+    def exec_(*args: str) -> str:
+        proc = lab.run("exec", *args[:-1], "--json", "--skip-git-repo-check", *provider, args[-1])
+        assert proc.returncode == 0, (args, proc.stderr[-2000:])
+        return json.loads(proc.stdout.splitlines()[0])["thread_id"]  # the `thread.started` event
+
+    try:
+        original = exec_("Read app.py.")
+        assert exec_("resume", original, "Look inside rule7.") == original
+        rpc = AppServer(lab, provider)
+        try:
+            rpc.request("thread/resume", {"threadId": original, "excludeTurns": True})
+            turns = rpc.request("thread/turns/list", {"threadId": original, "sortDirection": "asc"})["data"]
+            assert len(turns) == 2, turns
+            rpc.request("thread/revert", {"threadId": original, "beforeTurnId": turns[1]["id"]})  # the rewind
+        finally:
+            rpc.close()
+        app.write_text(app.read_text().replace("    value += 5\n    value += 6\n    value += 7\n    value += 8\n"
+                                               "    value += 9\n    value += 10\n    value += 11\n    return value * 10",
+                                               "    value += 555\n    value += 6\n    value += 7\n    value += 8\n"
+                                               "    value += 9\n    value += 10\n    value += 11\n    return value * 10", 1))
+        assert exec_("resume", original, "Read app.py again.") == original
+        fork = exec_("fork", original, "Read rule3 in the fork.")
+        assert fork != original
+        app.write_text(app.read_text() + "def added(value):\n    return value\n")
+        exec_("resume", original, "Read app.py in the original.")
+        exec_("resume", fork, "Read app.py in the fork.")
+    finally:
+        server.shutdown()
+    got = [(j["prompt"], j["kind"]) for j in model.judged]
+    print("answers:", [(j["prompt"], j["id"], j["kind"], j["relies"], j["visible"]) for j in model.judged])
+    assert [p for p, _ in got] == ["Read app.py.", "Look inside rule7.", "Look inside rule7.", "Read app.py again.",
+                                   "Read rule3 in the fork.", "Read app.py in the original.", "Read app.py in the fork."]
+    assert [j["problems"] for j in model.judged] == [[]] * 7
+    first, drill, reread, after, forked, orig_next, fork_next = model.judged
+    assert first["kind"] == "[SKELETON]" and drill["kind"] == "rows" and reread["kind"] == "[UNCHANGED]"
+    # the rewind: the request carries only the first read, and the answer leans only on it
+    assert after["visible"] == [first["id"]], after
+    assert set(after["relies"]) <= {first["id"]} and not {drill["id"], reread["id"]} & set(after["relies"]), after
+    assert drill["id"] not in after["text"] and reread["id"] not in after["text"]
+    # rule7's body changed: elided in the first read (the drill-in that showed it was reverted)
+    assert after["kind"] == "[CHANGED]" and "value += 555" not in after["text"], after
+    # the fork carries the original's history; the original never sees what the fork was answered
+    assert forked["visible"] == [first["id"], after["id"]], forked
+    assert orig_next["visible"] == [first["id"], after["id"]] and forked["id"] not in orig_next["relies"], orig_next
+    assert fork_next["visible"] == [first["id"], after["id"], forked["id"]], fork_next
+    assert orig_next["kind"] == fork_next["kind"] == "[DELTA]" and forked["id"] in fork_next["relies"], fork_next
