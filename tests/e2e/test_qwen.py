@@ -16,6 +16,21 @@ be refused, whatever kind of answer it came after. The same turns run once more 
 plain Qwen, without symbolpack, on the same file states: the baseline of the token
 counts.
 
+Rewind and fork, headless: Qwen's `/rewind` (`rewindCommand`, alias `rollback`) is
+`supportedModes: ["interactive"]` and opens a dialog, so not usable with a prompt
+argument; but its ACP mode (`qwen --acp`, JSON-RPC on stdio) answers the extension
+method `rewindSession` (also `qwen/control/session/rewind`) {sessionId,
+targetTurnIndex, rewindFiles} on a loaded session (`session/load`): `rewindToTurn`
+truncates the model history and `ChatRecordingService.rewindRecording` appends a
+`system`/`rewind` record whose `parentUuid` is the kept turn's, so the next
+`--resume` continues from there. `--resume <id> --fork-session` copies the session
+(`SessionService.forkSession`) under a new id. The scripted model reads (a skeleton),
+then in a second run reads a range and re-reads; that run is rewound over ACP; a
+teammate changes a line only the range showed; `--resume` reads ([CHANGED], from the
+skeleton alone), edits, reads; `--fork-session` reads another range; the file changes;
+the original and the fork each read again. No request after the rewind carries the
+dropped run's answers; the original never carries the fork's.
+
 The judge is `symbolpack.evaluation.qwen_view` (claude_view's judge on Qwen's shapes;
 no engine code): every symbolpack answer is judged in the request that carried it.
 
@@ -330,3 +345,90 @@ def test_install_then_uninstall_round_trips_and_qwen_loads_the_hooks(qwen, tmp_p
 def doctor(lab: Lab) -> tuple[int, dict]:
     proc = lab.tldrs("doctor", "--json")
     return proc.returncode, json.loads(proc.stdout)
+
+
+class Acp:
+    """`qwen --acp` (the Agent Client Protocol on stdio): JSON-RPC requests, notifications skipped."""
+
+    def __init__(self, lab: Lab):
+        self.proc = subprocess.Popen([str(lab.qwen), "--acp", "--auth-type", "openai", "--openai-base-url",
+                                      f"http://127.0.0.1:{lab.port}/v1", "--openai-api-key", "x", "-m", "fake-model",
+                                      "--yolo"], cwd=lab.proj, env=lab.env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.n = 0
+        self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+
+    def request(self, method: str, params: dict) -> dict:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.n += 1
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n")
+        self.proc.stdin.flush()
+        for line in self.proc.stdout:
+            message = json.loads(line)
+            if message.get("id") == self.n and "method" not in message:
+                assert "error" not in message, (method, message["error"])
+                return message["result"]
+        raise AssertionError(f"qwen --acp ended before answering {method}")
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def chats(lab: Lab) -> set[str]:
+    """The session ids Qwen keeps for the project (`~/.qwen/projects/<project>/chats/<id>.jsonl`)."""
+    return {p.stem for p in (lab.home / ".qwen" / "projects").glob("*/chats/*.jsonl")}
+
+
+def test_after_a_rewind_and_a_fork_qwen_answers_lean_only_on_what_each_request_carries(qwen, tmp_path):
+    lab = Lab(tmp_path, qwen, hooks=True)
+    app = lab.app
+    original = str(uuid.uuid4())
+    try:
+        lab.run("first", [[read(app, "first")]], "--session-id", original)
+        lab.run("drill", [[read(app, "range", offset=20, limit=10)], [read(app, "reread")]], "--resume", original)
+        acp = Acp(lab)
+        try:
+            acp.request("session/load", {"sessionId": original, "cwd": str(lab.proj), "mcpServers": []})
+            acp.request("rewindSession", {"sessionId": original, "targetTurnIndex": 1, "rewindFiles": False})
+        finally:
+            acp.close()
+        Path(app).write_text(Path(app).read_text().replace("acc1 += 5 * math.floor(value / 6)",
+                                                           "acc1 += 55 * math.floor(value / 6)"))  # a teammate
+        lab.run("after-rewind", [[read(app, "reread")], [edit(app, "    return acc1\n", "    return acc1 + 1\n")],
+                                 [read(app, "reread")]], "--resume", original)
+        before = chats(lab)
+        lab.run("fork", [[read(app, "range", offset=40, limit=8)]], "--resume", original, "--fork-session")
+        (fork,) = chats(lab) - before
+        Path(app).write_text(Path(app).read_text() + "\n\ndef added(value):\n    return value\n")
+        lab.run("original", [[read(app, "reread")]], "--resume", original)
+        lab.run("forked", [[read(app, "reread")]], "--resume", fork)
+
+        problems, judged, carried = judge_run(lab)
+        print(f"\noracle (qwen_view): {len(judged)} answers judged, {len(problems)} failures")
+        assert problems == []
+        assert carried and carried <= judged, ("answers never judged where they were given", carried - judged)
+
+        got = outcomes(lab)
+        by_label = {r["label"]: r for r in main_requests(lab)}  # each run's last request
+        calls = {label: [c for t in lab.server.scripts[label] for c in t] for label in by_label}
+        texts = {label: [got[c["id"]] for c in calls[label]] for label in calls}
+        print({label: [t.split("\n", 1)[0][:40] for t in ts] for label, ts in texts.items()})
+        ids = {label: {m.get("tool_call_id") for m in r["body"]["messages"] if m.get("role") == "tool"}
+               for label, r in by_label.items()}
+        drill = {c["id"] for c in calls["drill"]}
+        # the rewind: the runs after it never carry the drill's answers, and no answer leans on them
+        for label in ("after-rewind", "fork", "original", "forked"):
+            assert not drill & ids[label], label
+        assert texts["drill"][1].startswith("[UNCHANGED]")
+        # acc1 changed on a line only the dropped range showed: the answer leans on the skeleton alone
+        assert texts["after-rewind"][0].startswith("[CHANGED]"), texts["after-rewind"][0]
+        assert texts["after-rewind"][1].startswith("The file: "), texts["after-rewind"][1]
+        assert not any(r in texts["after-rewind"][1] for r in REFUSALS)
+        # the fork carries the original's history; each goes on without the other's later answers
+        fork_read = calls["fork"][0]["id"]
+        assert {c["id"] for c in calls["after-rewind"]} <= ids["fork"]
+        assert fork_read not in ids["original"] and fork_read in ids["forked"]
+    finally:
+        lab.close()
