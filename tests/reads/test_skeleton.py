@@ -155,3 +155,22 @@ def test_a_decorators_long_argument_list_is_elided_its_first_line_stays():
     assert "\n    ... 5-16 elided: --offset 5 --limit 12\n    17\tdef test_times_0(" in text  # its arguments
     for k in range(3):
         assert f"def test_times_{k}(value, expected):" in text
+
+
+def test_a_constant_or_variable_inside_a_function_is_the_body_s_not_a_hole_in_it():
+    """axum's `on_upgrade` came back as two markers with its inner `const UPGRADE` lines
+    shown between them, gin's `setWithProperType` as its `ok, err :=` lines elided and the
+    rest shown: real agents read the whole body again to see where it began."""
+    rust = "pub fn on_upgrade(x: u32) -> u32 {\n" + "".join(f"    let a{i} = x + {i};\n" for i in range(12)) + \
+        "    const UPGRADE: u32 = 7;\n" + "".join(f"    let b{i} = x * {i};\n" for i in range(12)) + "    x\n}\n"
+    lines = rust.split("\n")[:-1]
+    syms = _symbols("ws.rs", rust)
+    assert any(s.name == "UPGRADE" for s in syms)  # the parser does see it
+    segments, _ = plan(lines, syms, target_tokens=0)
+    assert [(s.kind, s.start, s.end) for s in segments] == [("shown", 1, 1), ("elided", 2, len(lines))]
+    # a function defined inside still shows its signature
+    nested = "def outer(x):\n" + "".join(f"    a{i} = x + {i}\n" for i in range(8)) + "    def inner(y):\n" + \
+        "".join(f"        b{i} = y * {i}\n" for i in range(8)) + "        return y\n    return inner\n"
+    lines = nested.split("\n")[:-1]
+    segments, _ = plan(lines, _symbols("m.py", nested), target_tokens=0)
+    assert 10 in _shown(segments) and lines[9] == "    def inner(y):"
