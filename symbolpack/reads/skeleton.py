@@ -129,13 +129,16 @@ def _units(lines: Sequence[str], symbols: Sequence[SymbolSlice], line_tokens: Se
         for n in range(s.lines[0], min(s.lines[1], total) + 1):
             in_symbol[n] = True
         if s.body and s.kind not in CONTAINER_KINDS:
-            # its own lines only: a function or type defined inside keeps its signature
-            # line (and gets units of its own below); a constant or variable inside is
-            # the body's (shown between two markers of one body, real agents read the
-            # whole body again to be sure where it started)
+            # its own lines only where it wraps most of the file (an IIFE, a `describe`, a
+            # module function): a function or type defined inside keeps its signature line
+            # (and gets units of its own below). Elsewhere what is defined inside is the
+            # body's: a local function's marker inside its parent's, or a constant's lines
+            # shown between two markers of one body, made real agents read the whole body
+            # again to be sure where it started
+            wrapper = s.lines[1] - s.lines[0] + 1 > total // 2
             own = [True] * (total + 2)
             for inner in symbols:
-                if inner is not s and inner.kind not in _VALUE_KINDS \
+                if wrapper and inner is not s and inner.kind not in _VALUE_KINDS \
                         and s.body[0] <= inner.lines[0] and inner.lines[1] <= s.body[1]:
                     for n in range(inner.lines[0], inner.lines[1] + 1):
                         own[n] = False

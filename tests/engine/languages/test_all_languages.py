@@ -60,8 +60,11 @@ def test_directly_loaded_grammars_are_the_packs_own(lang):
 
 @pytest.mark.parametrize("lang", FIXTURES)
 def test_the_smallest_skeleton_keeps_every_signature_line(lang):
-    """However small a skeleton gets, an agent can find every symbol by name."""
-    from symbolpack.reads.skeleton import _header_line, plan
+    """However small a skeleton gets, an agent can find every symbol by name -- but what
+    is defined inside a function's body (a local struct, closure or constant), which is
+    that body's, hidden with it (shown between two markers of one body, real agents read
+    the whole body again), unless the function wraps most of the file."""
+    from symbolpack.reads.skeleton import CONTAINER_KINDS, _header_line, plan
     from symbolpack.engine.symbols import bind
 
     text = textwrap.dedent(importlib.import_module(f".test_{lang}", __package__).SOURCE).lstrip("\n")
@@ -70,8 +73,18 @@ def test_the_smallest_skeleton_keeps_every_signature_line(lang):
     lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
     segments, _ = plan(lines, symbols, target_tokens=0)
     shown = {n for s in segments if s.kind == "shown" for n in range(s.start, s.end + 1)}
-    missing = [s.qualname for s in symbols if _header_line(lines, s) not in shown]
+
+    def parent(s):  # the function whose body *s* is defined in, when that is not most of the file
+        return next((o for o in symbols if o is not s and o.body and o.kind not in CONTAINER_KINDS
+                     and o.body[0] <= s.lines[0] and s.lines[1] <= o.body[1]
+                     and o.lines[1] - o.lines[0] + 1 <= len(lines) // 2), None)
+
+    missing = [s.qualname for s in symbols if parent(s) is None and _header_line(lines, s) not in shown]
     assert missing == []
+    # a local shows only with its parent's body (a small body is cheaper shown than its marker)
+    holes = [s.qualname for s in symbols if (o := parent(s)) is not None and _header_line(lines, s) in shown
+             and not all(n in shown for n in range(o.body[0], o.body[1] + 1))]
+    assert holes == []
 
 
 @pytest.mark.parametrize("lang", FIXTURES)
