@@ -442,12 +442,22 @@ def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
     return mask
 
 
+# an elided run the agent holds part of is shown whole when the rest is this short: a
+# body shown where it was read and elided around it (`... 324-330 elided` above the
+# rest of setWithProperType) made real agents look for what the marker hid
+_HOLE_LINES = 15
+
+
 def _shown_where_held(segments, held: Sequence[bool]) -> list[Segment]:
-    """A skeleton's elided runs, shown where the agent already holds the lines."""
+    """A skeleton's elided runs, shown where the agent already holds the lines (and
+    whole, where what it does not hold of one is short)."""
     from .views import Segment
 
     out: list[Segment] = []
     for seg in segments:
+        if seg.kind == "elided" and any(held[n] for n in range(seg.start, seg.end + 1)) \
+                and sum(not held[n] for n in range(seg.start, seg.end + 1)) <= _HOLE_LINES:
+            seg = seg._replace(kind="shown", symbol=None)
         n = seg.start
         while n <= seg.end:
             m = n

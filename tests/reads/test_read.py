@@ -393,6 +393,29 @@ def test_a_first_whole_read_shows_what_a_range_already_gave():
     assert not [e for e in agent.copy.hidden_runs() if e[2] == "m.py:python:f1"]
 
 
+def test_a_body_read_in_part_is_shown_whole_when_the_rest_is_short_no_hole_in_it():
+    """gin's setWithProperType came back as `... 324-330 elided` above the rest of its
+    body, which a range had shown: real agents looked for what the marker hid."""
+    lines = ["import os", ""]
+    for k in range(4):  # bodies of distinct lines: a range's lines map to one place only
+        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(20)],
+                  "    return x", ""]
+    cur = current(lines)
+    f1 = [s for s in cur.symbols if s.qualname == "f1"][0]
+    agent = Agent()
+    agent.read(cur, ReadRequest("m.py", offset=f1.body[0] + 8, limit=f1.body[1] - f1.body[0] - 8 + 1))
+    r = agent.read(cur)
+    assert r["mode"] == "skeleton"
+    shown = {n for s in r["segments"] if s["kind"] == "shown" for n in range(s["start"], s["end"] + 1)}
+    assert set(range(f1.lines[0], f1.lines[1] + 1)) <= shown, r["text"]
+    # a longer rest stays elided: only what the range gave is shown of it
+    agent = Agent()
+    agent.read(cur, ReadRequest("m.py", offset=f1.body[1] - 2, limit=3))
+    r = agent.read(cur)
+    elided = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "elided"]
+    assert (f1.body[0], f1.body[1] - 3) in elided, r["text"]
+
+
 def test_a_first_whole_read_shows_the_parts_read_before_as_they_are_now():
     """The agent read f1 by range, then f1 changed (its own edit, a teammate's) and a
     line was added above it: a first whole read shows f1 whole, as it is now -- its
