@@ -52,11 +52,22 @@ def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
     if "." in dotted:
         for fold in (False, True):
             want = dotted.lower() if fold else dotted
-            hits = [s for s in symbols
-                    if (qual := s.qualname.lower() if fold else s.qualname) == want or qual.endswith("." + want)]
+            hits = [s for s in symbols if any(q == want or q.endswith("." + want) for q in _spellings(s.qualname, fold))]
             if hits:
                 return hits
     return []
+
+
+_IMPL = re.compile(r"\bimpl (?:[^.]* for )?")
+
+
+def _spellings(qualname: str, fold: bool) -> tuple[str, ...]:
+    """A qualname as a model may write it: as it is, and without Rust's `impl ` scope
+    (`impl Router.has_routes`, `impl Context for Option.context`: a model writes
+    `Router.has_routes`, `Option.context`)."""
+    plain = _IMPL.sub("", qualname)
+    names = (qualname, plain) if plain != qualname else (qualname,)
+    return tuple(n.lower() for n in names) if fold else names
 
 
 def rank(query: str, symbols: Sequence[SymbolSlice], limit: int = 10) -> list[Match]:

@@ -96,3 +96,22 @@ def test_a_qualified_name_in_the_language_s_own_spelling_or_without_outer_scopes
     assert resolve("jar.REDIRECT", syms).qualname == "Sinatra.Jar.redirect"  # case folded last
     with pytest.raises(UsageError, match="ambiguous"):  # a bare name two symbols share stays ambiguous
         resolve("redirect", syms)
+
+
+def test_a_rust_method_is_found_without_its_impl_scope():
+    """axum agents wrote `Router.has_routes` for `impl Router.has_routes` and were refused."""
+    from symbolpack.engine.index import parse_bytes
+    from symbolpack.engine.symbols import bind
+
+    source = ("struct Router;\nimpl Router {\n    fn has_routes(&self) -> bool {\n        true\n    }\n}\n"
+              "trait Context { fn context(self) -> u8; }\nimpl Context for Option<u8> {\n"
+              "    fn context(self) -> u8 {\n        1\n    }\n}\n")
+    records, _, error = parse_bytes(source.encode(), "rust")
+    assert not error
+    syms = bind("mod.rs", "rust", records)
+    quals = {s.qualname for s in syms}
+    assert "impl Router.has_routes" in quals, quals
+    assert resolve("Router.has_routes", syms).qualname == "impl Router.has_routes"
+    assert resolve("Router::has_routes", syms).qualname == "impl Router.has_routes"
+    target = next(q for q in quals if q.startswith("impl Context for") and q.endswith(".context"))
+    assert resolve("Option.context", syms).qualname == target
