@@ -450,14 +450,28 @@ _HOLE_LINES = 15
 
 def _shown_where_held(segments, held: Sequence[bool]) -> list[Segment]:
     """A skeleton's elided runs, shown where the agent already holds the lines (and
-    whole, where what it does not hold of one is short)."""
+    whole, where what it does not hold of one is short; a short gap between lines it
+    holds, shown too: a body split into several markers around a range read before
+    made real agents read it again)."""
     from .views import Segment
 
+    held = list(held)
     out: list[Segment] = []
     for seg in segments:
-        if seg.kind == "elided" and any(held[n] for n in range(seg.start, seg.end + 1)) \
-                and sum(not held[n] for n in range(seg.start, seg.end + 1)) <= _HOLE_LINES:
-            seg = seg._replace(kind="shown", symbol=None)
+        if seg.kind == "elided" and any(held[n] for n in range(seg.start, seg.end + 1)):
+            if sum(not held[n] for n in range(seg.start, seg.end + 1)) <= _HOLE_LINES:
+                seg = seg._replace(kind="shown", symbol=None)
+            else:
+                n = seg.start
+                while n <= seg.end:
+                    m = n
+                    while m + 1 <= seg.end and held[m + 1] == held[n]:
+                        m += 1
+                    # a gap with held lines on both sides within the run
+                    if not held[n] and m - n + 1 <= _HOLE_LINES and n > seg.start and m < seg.end:
+                        for k in range(n, m + 1):
+                            held[k] = True
+                    n = m + 1
         n = seg.start
         while n <= seg.end:
             m = n

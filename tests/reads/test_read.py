@@ -416,6 +416,26 @@ def test_a_body_read_in_part_is_shown_whole_when_the_rest_is_short_no_hole_in_it
     assert (f1.body[0], f1.body[1] - 3) in elided, r["text"]
 
 
+def test_a_short_gap_between_two_parts_read_before_is_shown():
+    """Command.run came back as three markers around two ranges read before; a gap of a
+    few lines between them is shown, the long ends stay elided."""
+    lines = ["import os", ""]
+    for k in range(3):
+        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(40)],
+                  "    return x", ""]
+    cur = current(lines)
+    f1 = [s for s in cur.symbols if s.qualname == "f1"][0]
+    agent = Agent()
+    start = f1.body[0]
+    agent.read(cur, ReadRequest("m.py", offset=start + 12, limit=3))
+    agent.read(cur, ReadRequest("m.py", offset=start + 20, limit=3))
+    r = agent.read(cur)
+    assert r["mode"] == "skeleton", r["text"]
+    pieces = [(s["kind"], s["start"], s["end"]) for s in r["segments"] if start <= s["start"] <= f1.body[1]]
+    assert pieces[:3] == [("elided", start, start + 11), ("shown", start + 12, start + 22),
+                          ("elided", start + 23, f1.body[1])], r["text"]
+
+
 def test_a_first_whole_read_shows_the_parts_read_before_as_they_are_now():
     """The agent read f1 by range, then f1 changed (its own edit, a teammate's) and a
     line was added above it: a first whole read shows f1 whole, as it is now -- its
