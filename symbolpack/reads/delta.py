@@ -173,7 +173,10 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
     header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits
     shown_old = [t if n and n < len(known) and known[n] else None for n, t in enumerate(old)]
-    body = render_delta(new, segments, request.hints, anchors(current), shown_old)
+    held_to = {src for src in mapped[1:] if src is not None}
+    gone = {n for n in range(1, len(old)) if known[n] and n not in held_to}  # held lines nothing stands for now
+    fresh = {i for i in range(1, total + 1) if mapped[i] is None}
+    body = render_delta(new, segments, request.hints, anchors(current), shown_old, gone, fresh)
     if "delta" not in request.told:
         header += " Numbers are current. \"... A-B unchanged\": the text you have there; \"(were C-D)\": you have it at C-D."
         if any("; declared now on lines: " in line for line in body):  # "the attribute's line or the fn's?"

@@ -19,7 +19,7 @@ from .hints import CLI, Hints
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+    from typing import Collection, Iterable, Sequence
     from ..engine.symbols import SymbolSlice
 
 # namedtuples and a lazy linediff: this module is imported on every read, hooks included.
@@ -140,12 +140,13 @@ def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: di
 _REMOVED_TEXT_LINES = 3  # a removal this short names its text (a model asked "which lines?")
 
 
-def removed_marker(first: int, last: int, old: Sequence[str | None] | None) -> str:
+def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone: bool = False) -> str:
     """`... your lines A-B were removed here`, with `: "text", ...` for a short run
-    whose text the copy holds."""
+    whose text the copy holds; *gone*: beside shown lines, which may be what they became."""
     import json
 
-    marker = f"... your lines {first}-{last} were removed here"
+    marker = (f"... your lines {first}-{last} are gone (removed, or changed into the lines shown above)" if gone
+              else f"... your lines {first}-{last} were removed here")
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
     if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
         marker += ": " + ", ".join(json.dumps(t, ensure_ascii=False) for t in texts)
@@ -153,7 +154,8 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None) -> s
 
 
 def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints = CLI,
-                 anchors: dict[int, str] | None = None, old: Sequence[str | None] | None = None) -> list[str]:
+                 anchors: dict[int, str] | None = None, old: Sequence[str | None] | None = None,
+                 gone: Collection[int] = (), fresh: Collection[int] = ()) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
@@ -161,26 +163,37 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     cost a marker per symbol of the file. A run of elided lines alone keeps its
     elided marker (the command that opens it); an elided run without a source
     (a change the agent did not read) too. Lines of the copy removed between two runs
-    are said, with their text when it is short and *old* (the copy's text, 1-based) has it."""
+    are said, with their text when it is short and *old* (the copy's text, 1-based) has it;
+    so are lines of the copy *gone* (no line of the file stands for them) beside shown
+    lines, where more went than the *fresh* lines (no copy line stands for them) shown."""
     out: list[str] = []
     i = 0
     after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source
+    last_source: int | None = None  # the last copy line a run vouched for, across shown lines
+    shown_since = 0  # fresh lines shown since that run
     while i < len(segments):
         seg = segments[i]
         if seg.kind == "shown":
             out.extend(numbered(lines, seg.start, seg.end))
             after = None
+            shown_since += sum(1 for n in range(seg.start, seg.end + 1) if n in fresh)
             i += 1
             continue
         if seg.source is None:  # elided, changed inside
             out.append(elided_marker(lines, seg, hints=hints))
-            after = None
+            after = last_source = None
             i += 1
             continue
         if after is not None and after[0] + 1 == seg.start and seg.source > after[1] + 1:
             # lines of the copy removed between two runs it still has: said, not left to be inferred
             # from the jump in "were" numbers (real models doubted the mapping there)
             out.append(removed_marker(after[1] + 1, seg.source - 1, old))
+        elif last_source is not None and seg.source - last_source - 1 > shown_since and all(
+                n in gone for n in range(last_source + 1, seg.source)):
+            # more lines of the copy gone than lines shown in their place, none vouched for
+            # anywhere: said (res.send's removed block beside its changed lines: real models
+            # looked for it); a line changed in place says nothing more
+            out.append(removed_marker(last_source + 1, seg.source - 1, old, gone=True))
         j = i
         while j + 1 < len(segments) and segments[j + 1].source is not None and segments[j + 1].kind != "shown" \
                 and segments[j + 1].start == segments[j].end + 1 \
@@ -188,6 +201,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             j += 1
         run = segments[i:j + 1]
         after = (run[-1].end, (seg.source or 0) + run[-1].end - seg.start)
+        last_source, shown_since = after[1], 0
         if all(r.kind == "elided" for r in run) and len(run) == 1:
             out.append(elided_marker(lines, seg, hints=hints))
         else:

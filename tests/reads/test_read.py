@@ -743,3 +743,29 @@ def test_a_changed_body_the_agent_read_in_part_is_changed_not_shown_whole():
     assert "Changed/new: f0." in header and "shown whole" not in header, header
     assert ["... 4-6 unchanged", "     7\t    y2 = x - 2", "... 8-10 unchanged"] == [
         line for line in r["text"].splitlines() if line.startswith(("... 4-", "     7\t", "... 8-"))], r["text"]
+
+
+def test_a_block_removed_beside_a_changed_line_is_said():
+    """res.send lost a 13-line block next to a changed line: the delta showed the changed
+    line and no word of the block, and real agents read the whole function again."""
+    lines = ["import os", ""]
+    for k in range(3):
+        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(30)],
+                  "    return x", ""]
+    agent = Agent(NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    changed = list(lines)
+    changed[41] = "    y5 = x - 105"  # line 42, in f1
+    del changed[42:48]  # lines 43-48: gone
+    r = agent.read(current(changed))
+    assert r["mode"] == "delta", r["text"]
+    body = r["text"].splitlines()[1:]
+    at = body.index("    42\t    y5 = x - 105")
+    assert body[at + 1] == "... your lines 42-48 are gone (removed, or changed into the lines shown above)", r["text"]
+    # a line changed in place is no removal: nothing more is said
+    again = list(lines)
+    again[41] = "    y5 = x - 105"
+    agent = Agent(NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    r = agent.read(current(again))
+    assert not any("are gone" in line for line in r["text"].splitlines()), r["text"]
