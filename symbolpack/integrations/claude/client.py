@@ -116,10 +116,14 @@ def _connect(path: str):
                 os.close(here)
 
 
-def _recv_exactly(sock, n: int) -> bytes | None:
+def recv_exactly(sock, n: int) -> bytes | None:
+    """*n* bytes from *sock*, or None when it closes or fails first (both ends of the socket)."""
     chunks = []
     while n > 0:
-        chunk = sock.recv(min(n, 1 << 20))
+        try:
+            chunk = sock.recv(min(n, 1 << 20))
+        except OSError:
+            return None
         if not chunk:
             return None
         chunks.append(chunk)
@@ -127,7 +131,8 @@ def _recv_exactly(sock, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _recv_line(sock, limit: int = 256) -> bytes | None:
+def recv_line(sock, limit: int = 256) -> bytes | None:
+    """One line ending in a newline, or None when it closes first or runs past *limit*."""
     line = b""
     while not line.endswith(b"\n"):
         chunk = sock.recv(1)
@@ -152,7 +157,7 @@ def offer(name: str, payload: bytes) -> bool:
         sock.sendall(b"%s %s %d %d\n" % (PROTOCOL, name.encode("ascii", "replace"), len(cwd), len(payload))
                      + cwd + payload)
         sock.settimeout(ANSWER_TIMEOUT)
-        head = _recv_line(sock)
+        head = recv_line(sock)
         if head == REFUSED:
             return False  # refused before doing anything (stale code, shutting down): run it here
         if head is None:
@@ -160,7 +165,7 @@ def offer(name: str, payload: bytes) -> bool:
         parts = head.split()
         if len(parts) != 3 or parts[0] != b"ok":
             return True  # a broken answer: no decision
-        body = _recv_exactly(sock, int(parts[1]) + int(parts[2]))
+        body = recv_exactly(sock, int(parts[1]) + int(parts[2]))
         if body is None:
             return True
         out, err = body[:int(parts[1])], body[int(parts[1]):]

@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 
-from .client import DELIVERED, PROTOCOL, REFUSED
+from .client import DELIVERED, PROTOCOL, REFUSED, recv_exactly, recv_line
 
 IDLE_SECONDS = 600.0
 _WAITS_FOR_TRANSCRIPT = ("claude-pre-read", "claude-pre-edit", "claude-post-edit", "pre-read", "pre-edit",
@@ -155,7 +155,7 @@ class HookServer:
 
     def handle(self, conn: socket.socket) -> None:
         conn.settimeout(30.0)
-        head = _recv_line(conn)
+        head = recv_line(conn, 512)  # the request line: a cwd and a hook name, longer than an answer's
         parts = head.split() if head else []
         if len(parts) != 4 or parts[0] != PROTOCOL:
             conn.sendall(REFUSED)
@@ -165,7 +165,7 @@ class HookServer:
         if size > MAX_PAYLOAD or cwd_len > 1 << 16:
             conn.sendall(REFUSED)
             return
-        body = _recv_exactly(conn, cwd_len + size)
+        body = recv_exactly(conn, cwd_len + size)
         if body is None:
             return
         cwd = body[:cwd_len].decode("utf-8", "surrogateescape")
@@ -193,7 +193,7 @@ class HookServer:
                 os.chdir(os.path.dirname(self.path))
         data, warnings = out.encode("utf-8", "surrogateescape"), err.getvalue().encode("utf-8", "replace")
         conn.sendall(b"ok %d %d\n" % (len(data), len(warnings)) + data + warnings)
-        if _recv_exactly(conn, len(DELIVERED)) == DELIVERED:  # written and flushed by the client
+        if recv_exactly(conn, len(DELIVERED)) == DELIVERED:  # written and flushed by the client
             with self.turn:
                 runner._run_all(after)
 
@@ -215,30 +215,6 @@ class HookServer:
         if path is None:
             return None
         return wait_for_record(path, ident, POLL_SECONDS)
-
-
-def _recv_line(conn: socket.socket, limit: int = 512) -> bytes | None:
-    line = b""
-    while not line.endswith(b"\n"):
-        chunk = conn.recv(1)
-        if not chunk or len(line) >= limit:
-            return None
-        line += chunk
-    return line
-
-
-def _recv_exactly(conn: socket.socket, n: int) -> bytes | None:
-    chunks = []
-    while n > 0:
-        try:
-            chunk = conn.recv(min(n, 1 << 20))
-        except OSError:
-            return None
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        n -= len(chunk)
-    return b"".join(chunks)
 
 
 def main(argv: list[str] | None = None) -> int:
