@@ -72,7 +72,8 @@ def opcodes(old: Sequence[Hashable | None], new: Sequence[Hashable | None],
     return _slid_to_blank_ends(out, old, new)
 
 
-def _blank(line: Hashable | None) -> bool:
+def is_blank(line: Hashable | None) -> bool:
+    """A line of text with nothing but whitespace (an unknown line, None, is not)."""
     return isinstance(line, str) and not line.strip()
 
 
@@ -90,7 +91,7 @@ def _slid_to_blank_ends(ops: list[Opcode], old: Sequence[Hashable | None], new: 
         if tag not in ("insert", "delete") or before[0] != "equal" or after[0] != "equal":
             continue
         seq, lo, hi = (new, j1, j2) if tag == "insert" else (old, i1, i2)
-        if _blank(seq[hi - 1]):
+        if is_blank(seq[hi - 1]):
             continue
         up = 0  # the equal run before keeps at least one line
         while up < before[2] - before[1] - 1 and seq[lo - 1 - up] is not None and seq[lo - 1 - up] == seq[hi - 1 - up]:
@@ -98,7 +99,7 @@ def _slid_to_blank_ends(ops: list[Opcode], old: Sequence[Hashable | None], new: 
         down = 0
         while down < after[2] - after[1] - 1 and seq[lo + down] is not None and seq[lo + down] == seq[hi + down]:
             down += 1
-        shift = next((s for s in range(down, -up - 1, -1) if _blank(seq[hi - 1 + s])), 0)
+        shift = next((s for s in range(down, -up - 1, -1) if is_blank(seq[hi - 1 + s])), 0)
         if not shift:
             continue
         _, bi1, bi2, bj1, bj2 = before

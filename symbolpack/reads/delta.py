@@ -42,6 +42,8 @@ def _slid(ops, old: Sequence, new: Sequence[str], known: Sequence[bool]) -> list
     to the end of the run that keeps the agent's numbers. After a line inserted on top
     left the agent holding one line at two numbers, the line it holds at its true
     number stays in place, instead of being called moved (its symbol changed)."""
+    from ..base.linediff import is_blank
+
     out = [list(op) for op in ops]
 
     def same(seq_old: bool, a: int, b: int) -> bool:  # 0-based positions of one side
@@ -50,8 +52,7 @@ def _slid(ops, old: Sequence, new: Sequence[str], known: Sequence[bool]) -> list
         return new[a] == new[b]
 
     def blank_end(on_old: bool, op) -> bool:  # the block ends on a blank line
-        last = old[op[2]] if on_old else new[op[4] - 1]
-        return isinstance(last, str) and not last.strip()
+        return is_blank(old[op[2]] if on_old else new[op[4] - 1])
 
     for k in range(1, len(out) - 1):
         before, op, after = out[k - 1], out[k], out[k + 1]
@@ -155,22 +156,19 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
               f"{request.hints.delta_lengths(copy.length, total)}.")
     if changed:
-        header += " Changed/new: " + ", ".join(changed[:12]) + ("..." if len(changed) > 12 else "") + "."
+        header += f" Changed/new: {_listed(changed)}."
     if whole:
         names = sorted(s.qualname for s in current.symbols or () if s.id in whole)
-        header += (" Changed inside code you had elided, shown whole: " + ", ".join(names[:12])
-                   + ("..." if len(names) > 12 else "") + ".")
+        header += f" Changed inside code you had elided, shown whole: {_listed(names)}."
     loose = _line_runs([i for i in range(1, total + 1)
                         if mapped[i] is None and i not in in_gaps and owner[i] is None and new[i - 1].strip()])
     if loose:  # an import, a module constant: the header names every change the answer shows
-        header += (f" {'Also changed' if changed else 'Changed'} outside any symbol: lines "
-                   + ", ".join(loose[:6]) + ("..." if len(loose) > 6 else "") + ".")
+        header += f" {'Also changed' if changed else 'Changed'} outside any symbol: lines {_listed(loose, 6)}."
     if unseen:
         names = sorted(s.qualname for s in current.symbols or () if s.id in unseen)
-        header += (" Changed inside code you have not read (still elided): " + ", ".join(names[:12])
-                   + ("..." if len(names) > 12 else "") + ".")
+        header += f" Changed inside code you have not read (still elided): {_listed(names)}."
     if removed:
-        header += " Removed: " + ", ".join(removed[:12]) + ("..." if len(removed) > 12 else "") + "."
+        header += f" Removed: {_listed(removed)}."
     header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits
     shown_old = [t if n and n < len(known) and known[n] else None for n, t in enumerate(old)]
     held_to = {src for src in mapped[1:] if src is not None}
@@ -229,6 +227,11 @@ def _change_points(mapped, in_gaps: set[int], total: int) -> list[tuple[int, ...
         elif i < total and mapped[i + 1] is not None and mapped[i + 1] != here + 1:
             points.append((i, i + 1))
     return points
+
+
+def _listed(names: Sequence[str], most: int = 12) -> str:
+    """The first *most* of *names*, comma-separated, "..." when there are more."""
+    return ", ".join(names[:most]) + ("..." if len(names) > most else "")
 
 
 def _line_runs(numbers: Sequence[int]) -> list[str]:

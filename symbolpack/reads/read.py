@@ -145,7 +145,8 @@ def decide(
         from .views import Segment
 
         capped = _capped(request, current, copy, [Segment("shown", 1, len(current.lines))], {},
-                         f"[SKELETON] {request.path}: {len(current.lines)} lines.", policy.max_answer_chars)
+                         f"[SKELETON] {request.path}: {len(current.lines)} lines.", policy.max_answer_chars,
+                         len(outcome.response["text"]) + 1)
         if capped is not None:
             capped.fallback = outcome.fallback
             outcome = capped
@@ -295,7 +296,8 @@ def _skeleton_outcome(request, current, copy, policy, planned, held, plain, tota
         header += (" You had read only parts of it (ranges or symbols), so this is its first whole read, not a"
                    " delta: an outline, with the parts you read shown as they are now.")
     if policy.max_answer_chars:
-        capped = _capped(request, current, copy, segments, notes, header, policy.max_answer_chars)
+        capped = _capped(request, current, copy, segments, notes, header, policy.max_answer_chars,
+                         sum(len(line) + 1 for line in body))
         if capped is not None:
             return capped
     if "skeleton" not in request.told:
@@ -313,27 +315,18 @@ _CAP_RESERVE = 400 + 1600
 _DECLARED_MAX = 60  # names a capped tail's marker lists
 
 
-def _declared_in(current: Current, start: int, end: int) -> str:
-    """"name line, ..." of the functions and types declared in lines start..end."""
-    from .delta import anchors
-
-    names = [f"{name} {n}" for n, name in sorted(anchors(current).items()) if start <= n <= end]
-    more = len(names) - _DECLARED_MAX
-    return ", ".join(names[:_DECLARED_MAX]) + (f" (+{more} more)" if more > 0 else "")
-
-
-def _capped(request, current, copy, segments: list, notes: dict, header: str, max_chars: int) -> ReadOutcome | None:
-    """A whole-file answer drawn as *segments* cut to *max_chars* characters: the lines
-    that fit as drawn, the rest one elided run from the first line that does not; None
-    when it fits. A host cuts a longer tool result itself, mid-line, and the id at the
+def _capped(request, current, copy, segments: list, notes: dict, header: str, max_chars: int,
+            body_chars: int) -> ReadOutcome | None:
+    """A whole-file answer drawn as *segments* (*body_chars* long as drawn) cut to
+    *max_chars* characters: the lines that fit as drawn, the rest one elided run from
+    the first line that does not; None when it fits. A host cuts a longer tool result itself, mid-line, and the id at the
     end of an MCP answer goes with it: the model then holds lines no later answer can
     lean on and reads the whole file again (a real agent did, over a 1,900-line file)."""
-    from .views import Segment, render_segments
+    from .views import Segment, declared_between, render_segments
 
     lines, total, hints = current.lines, len(current.lines), request.hints
     help_text = "" if "skeleton" in request.told else f" {hints.skeleton_help(request.path)}"
     room = max_chars - len(header) - len(help_text) - _CAP_RESERVE - 120  # the header's cut note
-    body_chars = sum(len(line) + 1 for line in render_segments(lines, segments, notes, hints))
     if body_chars <= room:
         return None
     kept: list = []
@@ -346,8 +339,8 @@ def _capped(request, current, copy, segments: list, notes: dict, header: str, ma
             continue
         cut = seg.start
         if seg.kind == "shown":  # as many of its lines as fit
-            while cut <= seg.end and used + len(f"{cut:>6}\t{lines[cut - 1]}") + 1 <= room:
-                used += len(f"{cut:>6}\t{lines[cut - 1]}") + 1
+            while cut <= seg.end and used + (size := len(f"{cut:>6}\t{lines[cut - 1]}") + 1) <= room:
+                used += size
                 cut += 1
             if cut > seg.start:
                 kept.append(seg._replace(end=cut - 1))
@@ -368,7 +361,9 @@ def _capped(request, current, copy, segments: list, notes: dict, header: str, ma
             f" ({hints.read_lines(request.path, cut, total)} shows them).")
     # what the tail declares, and where: a model that only had the line numbers read the
     # whole tail as one range (7,500 tokens) where one symbol would have done
-    declared = _declared_in(current, cut, total)
+    from .delta import anchors
+
+    declared = declared_between(anchors(current), cut, total, _DECLARED_MAX)
     if declared:
         notes = {**notes, cut: f"elided; declared there: {declared}"}
     text = "\n".join([header + note + help_text, *render_segments(lines, drawn, notes, hints)])

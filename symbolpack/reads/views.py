@@ -105,11 +105,16 @@ def unchanged_marker(seg: Segment, anchors: dict[int, str] | None = None, with_e
     if seg.source == seg.start:
         return f"... {seg.start}-{seg.end} {what}"
     marker = f"... {seg.start}-{seg.end} {what} (were {seg.source}-{src_end})"
-    inside = [f"{name} {n}" for n, name in sorted((anchors or {}).items()) if seg.start <= n <= seg.end]
-    if inside:
-        more = len(inside) - ANCHORS_PER_MARKER
-        marker += "; declared now on lines: " + ", ".join(inside[:ANCHORS_PER_MARKER]) + (f" (+{more} more)" if more > 0 else "")
-    return marker
+    inside = declared_between(anchors or {}, seg.start, seg.end)
+    return marker + f"; declared now on lines: {inside}" if inside else marker
+
+
+def declared_between(anchors: dict[int, str], start: int, end: int, most: int = ANCHORS_PER_MARKER) -> str:
+    """`f 12, g 40` for the symbols *anchors* (line -> name) declares in lines
+    start..end, the first *most* of them, `(+N more)` after; "" when there are none."""
+    inside = [f"{name} {n}" for n, name in sorted(anchors.items()) if start <= n <= end]
+    more = len(inside) - most
+    return ", ".join(inside[:most]) + (f" (+{more} more)" if more > 0 else "")
 
 
 def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: dict | None = None,
