@@ -5,7 +5,7 @@
 | claude | `.claude/settings.json`  | five hooks running `claude/client.py …` (or `tldrs hook …`) | JSON, re-dumped |
 | codex  | `.codex/config.toml`     | `command`, `args` in `[mcp_servers.symbolpack]` | TOML, edited as text |
 | gemini | `.gemini/settings.json`  | `command`, `args` in `mcpServers.symbolpack` | JSON with comments, edited as text |
-| qwen   | `.qwen/settings.json`    | seven hooks running `tldrs qwen-hook …` (`qwen/settings.py`) | JSON with comments, edited as text |
+| qwen   | `.qwen/settings.json`    | three hooks running `tldrs qwen-hook …` (`qwen/settings.py`) | JSON with comments, edited as text |
 
 One adapter per host, all with the same four operations on text: `add` and
 `remove` (pure: text in, text out), `installed` (what of ours is there) and

@@ -5,7 +5,7 @@
 | claude | `.claude/settings.json` | `~/.claude/settings.json`                 | the five hooks (`tldrs hook`)    |
 | codex  | `.codex/config.toml`    | `$CODEX_HOME/config.toml` (`~/.codex/`)   | `[mcp_servers.symbolpack]`       |
 | gemini | `.gemini/settings.json` | `~/.gemini/settings.json`                 | `mcpServers.symbolpack`          |
-| qwen   | `.qwen/settings.json`   | `~/.qwen/settings.json`                   | seven hooks (`tldrs qwen-hook`, `qwen/settings.py`) |
+| qwen   | `.qwen/settings.json`   | `~/.qwen/settings.json`                   | three hooks (`tldrs qwen-hook`, `qwen/settings.py`) |
 
 Chibi is not a settings file but a plugins directory: `chibi/install.py`.
 
