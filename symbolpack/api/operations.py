@@ -9,6 +9,7 @@ together — the file (`sources`), its symbols (`index`), the session
 from __future__ import annotations
 
 import os
+from collections.abc import Set as AbstractSetType
 
 from ..reads.read import (
     Current,
@@ -343,6 +344,64 @@ def read_file(
     if confirm:
         result.commit()
     return result
+
+
+def read_symbols(
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    session_id: str | None,
+    names: Sequence[str],
+    policy: ReadPolicy = ReadPolicy(),
+    present: Sequence[str] | AbstractSet[str] | None = None,
+    front: str | None = None,
+) -> list[tuple[SymbolSlice, ReadResult]]:
+    """Several symbols of one file read whole, as one call: what each of *names* names
+    (a name several definitions share, such as a method's overloads, is all of them:
+    `lookup.resolve_all`), in source order, a symbol inside another one read here left
+    out (its text is in the outer one). Each is its own answer, as `read_file` with
+    that symbol gives it, each leaning on the answers before it (*present* grows by
+    their ids). Real agents drilled into the bodies a skeleton hid one call each; a
+    call re-sends the whole context, so a drill-in into three bodies is worth one call.
+    Nothing is committed: the caller commits every result once the answer is out."""
+    from ..engine.lookup import resolve_all
+
+    hints = hints_for(front)
+    target = os.fspath(path)
+    if not os.path.isabs(target):
+        target = os.path.join(os.getcwd(), target)
+    source = load_source(target, ws.root_dir, ws.settings.sensitive)
+    syms = None if source.passthrough else ws.symbols_of(source.rel, source.data)
+    if not syms:
+        raise UsageError(f"no symbols in {source.rel} (no parser handles it); "
+                         f"use {hints.option('offset')}/{hints.option('limit')}")
+    chosen: dict[str, SymbolSlice] = {}
+    for name in names:
+        for sym in resolve_all(name, syms, where=source.rel):
+            chosen.setdefault(sym.id, sym)
+    ordered = sorted(chosen.values(), key=lambda s: (s.lines[0], -s.lines[1]))
+    outermost = [s for s in ordered if not any(o is not s and o.lines[0] <= s.lines[0] and s.lines[1] <= o.lines[1]
+                                               for o in ordered)]
+    out: list[tuple[SymbolSlice, ReadResult]] = []
+    given: list[str] = []
+    for sym in outermost:
+        if present is None:
+            now = None
+        elif isinstance(present, AbstractSetType):
+            now = frozenset(present) | frozenset(given)
+        else:
+            now = [*present, *given]
+        result = read_file(ws, source.path, session_id, symbol=sym.id.split(":", 2)[-1], policy=policy,
+                           confirm=False, present=now, front=front)
+        if result.response.get("answer_id"):
+            given.append(result.response["answer_id"])
+        out.append((sym, result))
+    return out
+
+
+def scope_of(response: dict, symbol: SymbolSlice) -> tuple[int, int]:
+    """The lines a drill-in into *symbol* answered (its scope), else the symbol's own."""
+    scope = response.get("scope")
+    return (scope["start"], scope["end"]) if scope else (symbol.lines[0], symbol.lines[1])
 
 
 def _own_edit_runs(source: Sequence[str | None], edit_ids: set[str]) -> tuple[tuple[int, int], ...]:

@@ -177,9 +177,16 @@ def cmd_read(args) -> int:
         if known is not None and args.present is not None:
             raise _user_error("--known and --present are two ways to name what the model holds: give one")
         present = present_ids(args.present) if known is None else frozenset(known)
-        result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit, symbol=args.symbol,
-                           force_full=args.full, policy=policy, confirm=False, answer_id=args.answer_id,
-                           present=present, front=args.front)
+        names = args.symbol or []
+        if names and args.format == "text" and not args.answer_id:
+            if args.offset is not None or args.limit is not None:
+                raise _user_error("--symbol reads a whole symbol: give it without --offset/--limit")
+            return _read_symbols(ws, path, session_id, names, policy, present, known, args.front)
+        if len(names) > 1:
+            raise _user_error("several --symbol in one read answer as text only, without --answer-id")
+        result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit,
+                           symbol=names[0] if names else None, force_full=args.full, policy=policy, confirm=False,
+                           answer_id=args.answer_id, present=present, front=args.front)
         if args.format == "json":
             _emit_json(result.response)
         else:
@@ -200,12 +207,39 @@ def cmd_read(args) -> int:
     return result.exit_code
 
 
+def _read_symbols(ws, path, session_id, names, policy, present, known, front) -> int:
+    """`tldrs read PATH --symbol A [--symbol B ...]`: each symbol whole, in one answer
+    (`operations.read_symbols`); one symbol answers as a plain drill-in does. The
+    caller closes *ws*."""
+    from ..api.operations import read_symbols, scope_of
+    from ..reads.hints import symbols_answer, with_answer_id
+
+    parts = read_symbols(ws, path, session_id, names, policy=policy, present=present, front=front)
+    if len(parts) == 1:
+        response = parts[0][1].response
+        text = response["text"]
+        if known is not None:
+            text = with_answer_id(text, response, response.get("path"), bool(known), front, None, known)
+    else:
+        text = symbols_answer([(sym.id.split(":", 2)[-1], *scope_of(result.response, sym), result.response["text"],
+                                result.response) for sym, result in parts],
+                              parts[0][1].response.get("path") or path, names, bool(known), front, known or ())
+    sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
+    sys.stdout.flush()  # raises if the reader is gone: then the answers stay uncommitted
+    for _, result in parts:
+        result.commit()
+    ws.maybe_gc()
+    return max(result.exit_code for _, result in parts)
+
+
 # `tldrs read`'s options, read by both the argparse parser and the start-up fast
 # path below: (flags, dest, type or choices, default, metavar, help).
 _READ_OPTIONS = (
     (("--offset",), "offset", int, None, "N", "first line to read (1-based)"),
     (("--limit",), "limit", int, None, "N", "number of lines to read"),
-    (("--symbol",), "symbol", str, None, "NAME", "read one symbol whole (drill-in)"),
+    (("--symbol",), "symbol", str, None, "NAME",
+     "read a symbol whole (drill-in); repeat it to read several in one call (a name its overloads share reads "
+     "them all)"),
     (("--session-id",), "session_id", str, None, "S", "session (default: $SYMBOLPACK_SESSION_ID, then the agent process or terminal session; none: a plain read)"),
     (("--elide-min-lines",), "elide_min_lines", int, 3, "N",
      "in skeletons, hide no run shorter than N lines (default 3)"),
@@ -223,6 +257,7 @@ _READ_OPTIONS = (
      "of an MCP client, Claude Code, pi or OpenCode"),
 )
 _READ_FLAGS = ((("--full", "--no-compress"), "full", "plain full read: no skeleton, no delta"),)
+_READ_REPEATED = frozenset({"symbol"})  # options given more than once make a list
 
 
 def _fast_read_args(argv: list[str]):
@@ -252,9 +287,10 @@ def _fast_read_args(argv: list[str]):
                 values[dest] = raw
             else:
                 try:
-                    values[dest] = kind(raw)
+                    value = kind(raw)
                 except ValueError:
                     return None
+                values[dest] = [*(values[dest] or ()), value] if dest in _READ_REPEATED else value
         elif token.startswith("-") or path is not None:
             return None
         else:
@@ -444,7 +480,9 @@ def build_parser(only: str | None = None):
                            description="Read PATH for this session: a skeleton first, then only what changed.")
         p.add_argument("path", metavar="PATH")
         for flags, dest, kind, default, metavar, help_text in _READ_OPTIONS:
-            if isinstance(kind, tuple):
+            if dest in _READ_REPEATED:
+                p.add_argument(*flags, dest=dest, type=kind, action="append", metavar=metavar, help=help_text)
+            elif isinstance(kind, tuple):
                 p.add_argument(*flags, dest=dest, choices=kind, default=default, help=help_text)
             else:
                 p.add_argument(*flags, dest=dest, type=kind, default=default, metavar=metavar, help=help_text)

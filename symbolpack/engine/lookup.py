@@ -115,6 +115,43 @@ def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the reposi
     raise NotFound(no_match_message(query, ranked, where), [m.symbol.qualname for m in ranked[:5]])
 
 
+MOST_NAMED_AT_ONCE = 4
+
+
+def resolve_all(query: str, symbols: Sequence[SymbolSlice], where: str = "the repository") -> list[SymbolSlice]:
+    """Every symbol *query* names, in source order: what `resolve` gives, except that a
+    name several definitions share comes back as all of them, not as an error or as
+    the first one. The overloads of a method (Java's and Swift's, an extension's
+    `impl Request.cURLDescription` beside `Request.cURLDescription`) are one name to a
+    model: real agents given one overload for such a name, or a refusal, spent a call
+    finding the right one by lines (Alamofire and retrofit episodes). Up to
+    `MOST_NAMED_AT_ONCE` same-named definitions in different scopes come back together
+    too; more than that stays a refusal that lists their ids. A query that names one
+    definition exactly by its id (`f#2`, `impl T.f`) gets that one alone."""
+    if _overload_impl(query, symbols) is not None or any(_local_id(s) == query and ("#" in query or
+                                                                                  query.startswith("impl "))
+                                                         for s in symbols):
+        return [resolve(query, symbols, where)]
+    exact = _exact(query, symbols)
+    if not exact:
+        return [resolve(query, symbols, where)]
+    families = {_family(s) for s in exact}
+    named = [s for s in symbols if _family(s) in families]
+    if len(named) > MOST_NAMED_AT_ONCE and len(families) > 1:
+        return [resolve(query, symbols, where)]  # the refusal listing their ids
+    return sorted(named, key=lambda s: (s.path, s.lines[0], s.lines[1]))
+
+
+def _local_id(symbol: SymbolSlice) -> str:
+    return symbol.id.split(":", 2)[-1]
+
+
+def _family(symbol: SymbolSlice) -> tuple[str, str]:
+    """What a symbol's overloads share: its file and its qualname without a repeat's
+    `#n` and without Rust's or Swift's `impl ` scope."""
+    return symbol.path, _IMPL.sub("", symbol.qualname.split("#")[0])
+
+
 def _overload_impl(name: str, symbols: Sequence[SymbolSlice]) -> SymbolSlice | None:
     """The implementation among same-named overloads (stubs, then one definition): the
     one with the largest span. Same-named definitions that are more than stubs (a Rust

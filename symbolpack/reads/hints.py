@@ -146,6 +146,9 @@ class McpHints(ToolHints):
     def call(self, path: str, args: str = "") -> str:
         return f"read_file(path={_quoted(path)}" + (f", {args})" if args else ")")
 
+    def skeleton_help(self, path: str) -> str:
+        return super().skeleton_help(path) + ' Several bodies in one call: symbols=["A", "B"].'
+
 
 class ClaudeHints(ToolHints):
     """Claude Code's Read tool: `file_path`, `offset`, `limit`; no symbol parameter. So a
@@ -285,3 +288,38 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     if whole_again and fallback in _WHOLE_BECAUSE and path:
         text = f"[FILE] {path}: {response.get('total_lines')} lines, whole, as it is now: {_WHOLE_BECAUSE[fallback]}.\n{text}"
     return f"{text.rstrip(chr(10))}\n{line}"
+
+
+def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict]], path: str, asked: Sequence[str], knew: bool,
+                   front: str | Hints | None = None, passed: Sequence[str] = ()) -> str:
+    """Several symbols read in one call (`api.operations.read_symbols`) as one answer:
+    a header that names each one and its lines (a name shared by overloads says so:
+    "more than asked for" unsaid confused real models), then each symbol's lines,
+    each closed by its own answer id when it has one, and one line naming what the
+    next read passes. *parts*: (local id, start, end, text, response) in source order;
+    *asked*: the names the model passed."""
+    hints = hints_for(front)
+    listing = ", ".join(f"{ident} (lines {start}-{end})" for ident, start, end, _, _ in parts)
+    more = [ident for ident, *_ in parts if ident not in asked]
+    head = f"[SYMBOLS] {path}: {len(parts)} symbols, each whole, as it is now: {listing}."
+    if more and len(asked) == 1:
+        every = "both" if len(parts) == 2 else f"all {len(parts)}"
+        head += (f" {_quoted(asked[0])} names {every} (overloads, or the same name in several scopes); "
+                 f"pass one of these ids for that one alone.")
+    out = [head]
+    ids: list[str] = []
+    for ident, start, end, text, response in parts:
+        answer = response.get("answer_id")
+        body = text.rstrip("\n")
+        if answer:
+            ids.append(answer)
+            body += f"\n[answer {answer}: lines {start}-{end}, as they are now]"
+        out.append(body)
+    if ids:
+        carry = parts[-1][4].get("known_next") or ids
+        spare = [i for i in dict.fromkeys(passed) if i not in carry]
+        line = f"Next read of this file: {hints.pass_back(*carry)}"
+        if spare:
+            line += f" (not needed: {', '.join(spare)}: later answers cover it, or it is not about this file)"
+        out.append(line)
+    return "\n".join(out)

@@ -35,18 +35,36 @@ def test_a_name_shared_by_overloads_names_the_implementation():
     assert resolve("A.f#2", syms).lines == (6, 7)  # an explicit local id still picks that one
 
 
-def test_a_name_defined_several_times_names_the_first_as_its_local_id_says(make_repo):
+def test_a_name_defined_several_times_reads_them_all_and_a_local_id_one(make_repo):
     """Not overloads: a definition per platform (Rust's macro per `cfg`), each whole.
-    The name is the first one's local id (the largest was an arbitrary pick); the
-    next is `name#2`."""
+    The name reads every one of them, the header naming each by its local id (one
+    of them, whichever, made real agents re-read the others by lines); `name#2` reads
+    the second alone."""
     source = ["import sys", "", "if sys.platform == 'win32':", "    def home():", "        import os",
               "        return os.environ['USERPROFILE']", "else:", "    def home():",
               "        import os", "        # the longer one", "        return os.environ['HOME']"]
     root = make_repo({"m.py": "\n".join(source) + "\n"})
-    first = tldrs(root, "read", "m.py", "--symbol", "home", "--session-id", "s", check=True).stdout
-    assert "USERPROFILE" in first and "'HOME'" not in first
+    both = tldrs(root, "read", "m.py", "--symbol", "home", "--session-id", "s", check=True).stdout
+    assert both.splitlines()[0] == (
+        '[SYMBOLS] m.py: 2 symbols, each whole, as it is now: home (lines 4-6), home#2 (lines 8-11). "home" '
+        'names both (overloads, or the same name in several scopes); pass one of these ids for that one alone.')
+    assert [line.split("\t")[0].strip() for line in both.splitlines()[1:]] == ["4", "5", "6", "8", "9", "10", "11"]
     second = tldrs(root, "read", "m.py", "--symbol", "home#2", "--session-id", "s", check=True).stdout
     assert "'HOME'" in second and "USERPROFILE" not in second
+
+
+def test_resolve_all_gives_one_family_whole_and_refuses_many_scopes():
+    from symbolpack.engine.lookup import resolve_all
+    from symbolpack.base.errors import UsageError
+
+    syms = python_symbols(OVERLOADED)
+    assert [s.lines for s in resolve_all("f", syms)] == [(8, 10)]  # typing overloads: the implementation
+    five = "\n".join(f"class C{i}:\n    def get(self):\n        return {i}\n" for i in range(5)).split("\n")
+    with pytest.raises(UsageError, match="ambiguous"):
+        resolve_all("get", python_symbols(five))
+    three = five[:12]
+    assert [s.qualname for s in resolve_all("get", python_symbols(three))] == ["C0.get", "C1.get", "C2.get"]
+    assert [s.qualname for s in resolve_all("C1.get", python_symbols(three))] == ["C1.get"]
 
 
 def test_read_and_context_pick_the_same_symbol(make_repo):

@@ -101,7 +101,7 @@ def test_round_trip_with_the_official_client(repo):
         desc = tools["read_file"].description
         assert "[UNCHANGED]" in desc and "[DELTA]" in desc and 'symbol="NAME"' in desc
         assert set(tools["read_file"].inputSchema["properties"]) == {"path", "offset", "limit", "symbol",
-                                                                      "known", "session_id"}
+                                                                      "symbols", "known", "session_id"}
 
         first = text_of(await s.call_tool("read_file", {"path": "app.py"}))
         assert first.startswith("[SKELETON]") and ' elided: symbol="func0"' in first
@@ -177,7 +177,7 @@ BAD_ARGUMENTS = [
     ("read_file", {"path": 7}, 'read_file: argument "path" must be a string, got 7'),
     ("read_file", {"path": ""}, 'read_file: argument "path" must not be empty'),
     ("read_file", {"path": "app.py", "offest": 3},
-     'read_file: unknown argument "offest"; it takes path, offset, limit, symbol, known, session_id'),
+     'read_file: unknown argument "offest"; it takes path, offset, limit, symbol, symbols, known, session_id'),
     ("context", {"entry": "func2", "depth": -1}, 'context: argument "depth" must be at least 0, got -1'),
     ("diff_context", {"no_delta": "yes"}, 'diff_context: argument "no_delta" must be true or false, got "yes"'),
     ("search_symbols", {"query": "helper", "limit": 0}, 'search_symbols: argument "limit" must be at least 1, got 0'),
@@ -287,6 +287,36 @@ def test_answers_lean_only_on_the_ids_the_model_passes(repo):
     assert held.startswith("[UNCHANGED] app.py") and held.endswith(f"; relies on {answer_id(first)}] Next read of this file: known=[\"{answer_id(first)}\", \"{answer_id(held)}\"]")
     for text in (invented, only_marker, foreign):
         assert text.startswith("[SKELETON] app.py") and "relies on" not in text
+
+
+def test_several_symbols_in_one_call_each_an_answer_the_next_read_leans_on(repo):
+    """`symbols=[...]`: the bodies a skeleton hid, read whole in one call (a call each
+    cost real agents a re-sent context each), each under its own id, in source order
+    whatever order they were asked in; the next whole read passes them and leans on
+    them, a body changed after the skeleton included."""
+    async def script(s: ClientSession):
+        first = text_of(await s.call_tool("read_file", {"path": "app.py"}))
+        path = repo / "app.py"
+        path.write_text(path.read_text().replace("    total += 3\n", "    total += 333\n", 1))
+        both = text_of(await s.call_tool("read_file", {"path": "app.py", "symbols": ["func4", "func0"],
+                                                       "known": [answer_id(first)]}))
+        next_ids = json.loads(both.splitlines()[-1].split("known=")[1])
+        again = text_of(await s.call_tool("read_file", {"path": "app.py", "known": next_ids}))
+        mixed = await s.call_tool("read_file", {"path": "app.py", "symbols": ["func0"], "offset": 3})
+        return first, both, next_ids, again, mixed
+
+    first, both, next_ids, again, mixed = with_session(repo, script)
+    lines = both.splitlines()
+    assert lines[0] == ("[SYMBOLS] app.py: 2 symbols, each whole, as it is now: func0 (lines 1-16), "
+                        "func4 (lines 73-88).")
+    ids = [line[len("[answer "):].split(":")[0] for line in lines if line.startswith("[answer ")]
+    assert [line for line in lines if line.startswith("[answer ")] == [
+        f"[answer {ids[0]}: lines 1-16, as they are now]", f"[answer {ids[1]}: lines 73-88, as they are now]"]
+    assert "     5\t    total += 333" in lines and "    73\tdef func4(total):" in lines
+    assert next_ids == [answer_id(first), *ids]
+    assert again.startswith("[UNCHANGED] app.py")
+    assert mixed.isError and text_of(mixed) == ("read_file: a symbol is read whole: give symbol/symbols without "
+                                                "offset and limit")
 
 
 def test_context_tools(repo):

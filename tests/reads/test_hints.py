@@ -31,7 +31,7 @@ def skeleton(root, front: str, session: str) -> dict:
 
 @pytest.mark.parametrize("front, marker, header", [
     ("cli", "... 5-21 elided: --symbol f0", "tldrs read src/app.py OPTIONS shows them."),
-    ("mcp", '... 5-21 elided: symbol="f0"', 'read_file with path="src/app.py" and those ARGS shows them.'),
+    ("mcp", '... 5-21 elided: symbol="f0"', 'read_file with path="src/app.py" and those ARGS shows them. Several bodies in one call: symbols=["A", "B"].'),
     ("pi", '... 5-21 elided: symbol="f0"', 'read with path="src/app.py" and those ARGS shows them.'),
     ("chibi", '... 5-21 elided: symbol="f0"', 'symbolpack_read with path="src/app.py" and those ARGS shows them.'),
     ("claude", "... 5-22 elided", "\"... A-B elided\" hides lines A-B: Read offset=A limit=B-A+1 shows them."),

@@ -111,10 +111,12 @@ PLAIN_READ_LINES = """  {lab} read FILE [--offset N] [--limit N]
 # in the words an MCP client shows for that tool.
 MCP_READ_LINES = """  {lab} read 'JSON'                      the tool read_file; its arguments as one JSON object:
         path (required; repository-relative), offset (first line, 1-based), limit (number of
-        lines), symbol (one symbol to read whole: a name or Class.method), known (a list of ids)
+        lines), symbol (one symbol to read whole: a name or Class.method), symbols (a list of
+        them, read whole in one call), known (a list of ids)
         e.g. {lab} read '{{"path": "src/app.py", "offset": 10, "limit": 40}}'
         A large file's first read is a [SKELETON]: hidden runs are marked `... A-B elided:
-        symbol="NAME"` (or `offset=A, limit=N`); read one with those arguments. Every answer
+        symbol="NAME"` (or `offset=A, limit=N`); read one with those arguments, or several
+        with symbols=["A", "B"]. Every answer
         ends with its id, `[answer ID]`. When you read a file again, pass known=[...] with the
         ids of the earlier answers about it you can still see: you then get [UNCHANGED] (as
         those answers showed it), [DELTA] (only what changed; `... A-B unchanged (were X-Y)` are
@@ -380,17 +382,20 @@ class Run:
         """MCP's read_file: one JSON object of arguments; `tldrs read --front mcp --known`
         answers exactly as `tldrs mcp` does (the id line included)."""
         usage = ("usage: lab read '{\"path\": FILE, \"offset\": N, \"limit\": N, \"symbol\": NAME, "
-                 "\"known\": [IDS]}'\n"), {"usage": True}
+                 "\"symbols\": [NAMES], \"known\": [IDS]}'\n"), {"usage": True}
         try:
             given = json.loads(" ".join(args)) if args else None
         except ValueError as exc:
             return f"read_file: the arguments are not a JSON object ({exc})\n", {"usage": True}
         if not isinstance(given, dict) or not isinstance(given.get("path"), str):
             return usage
-        wrong = sorted(set(given) - {"path", "offset", "limit", "symbol", "known"})
+        wrong = sorted(set(given) - {"path", "offset", "limit", "symbol", "symbols", "known"})
         if wrong:
-            return f'read_file: unknown argument "{wrong[0]}"; it takes path, offset, limit, symbol, known\n', \
+            return f'read_file: unknown argument "{wrong[0]}"; it takes path, offset, limit, symbol, symbols, known\n', \
                 {"usage": True}
+        symbols = given.get("symbols") or []
+        if not isinstance(symbols, list) or not all(isinstance(n, str) and n for n in symbols):
+            return 'read_file: argument "symbols" must be a list of symbol names\n', {"usage": True}
         known = given.get("known") or []
         if not isinstance(known, list) or not all(isinstance(k, str) and "," not in k for k in known):
             return 'read_file: argument "known" must be a list of ids\n', {"usage": True}
@@ -401,6 +406,8 @@ class Run:
         for name in ("offset", "limit", "symbol"):
             if given.get(name) is not None:
                 cmd += [f"--{name}", str(given[name])]
+        for name in symbols:
+            cmd += ["--symbol", name]
         self.state["reads"] += 1
         self.save()
         r = self._tldrs(*cmd)

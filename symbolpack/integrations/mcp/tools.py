@@ -59,7 +59,8 @@ What comes back:
 - [SKELETON] on a first read of a large file: bodies, docstring tails and long statements
   are replaced by markers such as `... A-B elided: symbol="NAME"` (or
   `offset=A, limit=N`). Drill in with read_file(path, symbol="NAME") or
-  read_file(path, offset=A, limit=N) before relying on or editing hidden code.
+  read_file(path, offset=A, limit=N) before relying on or editing hidden code; for
+  several bodies at once, read_file(path, symbols=["A", "B"]) (one call).
 - [UNCHANGED] on a re-read: the file (or range) is exactly what your known answers showed.
 - [DELTA] on a re-read after a change: only changed symbols are shown; spans marked
   `... A-B unchanged (were X-Y)` are the lines X-Y of your known answers, now at A-B.
@@ -76,7 +77,7 @@ Reads stay inside the workspace (the client's roots, else the project).
 READ_DOC = """Read a file (or a range, or one symbol); use instead of a plain read.
 First read of a large source file: a [SKELETON] with hidden runs marked
 `... A-B elided: symbol="NAME"` (or `offset=A, limit=N`); call read_file with those
-arguments to see one whole. Each answer ends with `[answer ID]`. Re-reading? Pass
+arguments to see one whole, or with symbols=["A", "B", ...] to see several in one call. Each answer ends with `[answer ID]`. Re-reading? Pass
 known=[ids of earlier answers about this file you still see in full]: then [UNCHANGED]
 (identical to what those answers showed), [DELTA] (only changed symbols; `... A-B unchanged`
 spans are as those answers showed them) or [DIFF] (against them). No known ids: the file
@@ -224,7 +225,9 @@ TOOLS: tuple[Tool, ...] = (
         Param("offset", "integer", "first line to read (1-based)", minimum=1),
         Param("limit", "integer", "number of lines to read", minimum=1),
         Param("symbol", "string", "one symbol to read whole: a name, a qualname (Class.method) or an id from "
-              "search_symbols", non_empty=True),
+              "search_symbols; a name its overloads share reads them all", non_empty=True),
+        Param("symbols", "array", "several symbols to read whole in this one call (names as for symbol), "
+              "each with its own answer id; instead of symbol"),
         _known_param(),
         _session_param())),
     Tool("context", "Code around a symbol, packed", CONTEXT_DOC, (
@@ -354,23 +357,55 @@ class SymbolpackTools:
         return p
 
     def _read_file(self, path: str, offset: int | None, limit: int | None, symbol: str | None,
-                   known: list[str] | None, session_id: str | None) -> ToolAnswer:
+                   symbols: list[str] | None, known: list[str] | None, session_id: str | None) -> ToolAnswer:
         from ...api import operations
         from ...reads.hints import with_answer_id
 
         session, target = self._session(session_id), self._path(path)
         from ...reads.read import ReadPolicy
 
+        names = ([symbol] if symbol else []) + list(symbols or ())
+        if names and (offset or limit):
+            raise BadArguments("read_file: a symbol is read whole: give symbol/symbols without offset and limit")
+        if names:
+            return self._read_symbols(target, names, known, session)
+
         def read(ws: Workspace) -> Any:
             policy = ReadPolicy(max_answer_chars=ws.settings.mcp_max_answer_chars or None)
-            return operations.read_file(ws, target, session, offset=offset, limit=limit, symbol=symbol,
-                                        policy=policy, confirm=False, front=FRONT, present=frozenset(known or ()))
+            return operations.read_file(ws, target, session, offset=offset, limit=limit, policy=policy,
+                                        confirm=False, front=FRONT, present=frozenset(known or ()))
 
         result = self._run(read)
         response = result.response
-        why = result.fallback or (None if offset or limit or symbol else "first")
+        why = result.fallback or (None if offset or limit else "first")
         return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known), FRONT, why,
                                          known or ()), commit=result.commit)
+
+    def _read_symbols(self, target: str, names: list[str], known: list[str] | None, session: str) -> ToolAnswer:
+        """Each symbol *names* name, whole, in one answer (`operations.read_symbols`)."""
+        from ...api import operations
+        from ...reads.hints import symbols_answer, with_answer_id
+        from ...reads.read import ReadPolicy
+
+        def read(ws: Workspace) -> Any:
+            policy = ReadPolicy(max_answer_chars=ws.settings.mcp_max_answer_chars or None)
+            return operations.read_symbols(ws, target, session, names, policy=policy, front=FRONT,
+                                           present=frozenset(known or ()))
+
+        parts = self._run(read)
+        first = parts[0][1].response
+        if len(parts) == 1:
+            text = with_answer_id(first["text"], first, first.get("path"), bool(known), FRONT, None, known or ())
+        else:
+            text = symbols_answer([(sym.id.split(":", 2)[-1], *operations.scope_of(result.response, sym),
+                                    result.response["text"], result.response) for sym, result in parts],
+                                  first.get("path") or target, names, bool(known), FRONT, known or ())
+
+        def commit() -> None:
+            for _, result in parts:
+                result.commit()
+
+        return ToolAnswer(text, commit=commit)
 
     def _context(self, entry: str, depth: int, budget: int | None, known: list[str] | None,
                  session_id: str | None) -> ToolAnswer:

@@ -128,6 +128,11 @@ def test_the_mcp_arm_is_read_file_with_the_ids_the_model_passes_back(episode, tm
     assert after.startswith("[DELTA] app.py") and "     9\tdef f1(x, extra=0):" in after
     drill = run_command(run, ["read", '{"path": "app.py", "symbol": "f3"}'])
     assert "    25\tdef f3(x):" in drill
+    several = run_command(run, ["read", '{"path": "app.py", "symbols": ["f5", "f4"]}'])
+    assert several.startswith("[SYMBOLS] app.py: 2 symbols, each whole, as it is now: f4 (lines 33-38), "
+                              "f5 (lines 41-46).")
+    assert run_command(run, ["read", '{"path": "app.py", "symbols": "f4"}']) == \
+        'read_file: argument "symbols" must be a list of symbol names\n'
     assert run_command(run, ["read", "app.py"]).startswith("read_file: the arguments are not a JSON object")
     assert run_command(run, ["read", '{"path": "app.py", "known": "x"}']) == \
         'read_file: argument "known" must be a list of ids\n'
