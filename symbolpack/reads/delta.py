@@ -148,10 +148,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     segments = _segments_from_status(status, mapped, owner)
     # a changed body the agent was told is elided comes back whole: said apart, or a model
     # that never read it cannot tell what changed from what it sees for the first time
+    # (a body the agent held part of is a changed symbol: its window showed those lines)
     whole = {s.id for s in current.symbols or () if s.id in opened and s.body
              and all(status[i] == "S" for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)
              and any((src := mapped[i]) is not None and not known[src]
-                     for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)}
+                     for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)
+             and not any((src := mapped[i]) is not None and known[src]
+                         for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)}
     changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
               f"{request.hints.delta_lengths(copy.length, total)}.")
@@ -174,9 +177,10 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     held_to = {src for src in mapped[1:] if src is not None}
     gone = {n for n in range(1, len(old)) if known[n] and n not in held_to}  # held lines nothing stands for now
     fresh = {i for i in range(1, total + 1) if mapped[i] is None}
-    body = render_delta(new, segments, request.hints, anchors(current), shown_old, gone, fresh)
+    body = render_delta(new, segments, request.hints, anchors(current), shown_old, gone, fresh, mapped)
     if "delta" not in request.told:
-        header += " Numbers are current. \"... A-B unchanged\": the text you have there; \"(were C-D)\": you have it at C-D."
+        header += (" Numbers are current. Each change comes with the lines around it (a short function whole)."
+                   " \"... A-B unchanged\": the text you have there; \"(were C-D)\": you have it at C-D.")
         if any("; declared now on lines: " in line for line in body):  # "the attribute's line or the fn's?"
             header += " \"declared now on lines: f 12\": line 12 names f (its def/fn/class line)."
     text = "\n".join([header, *body])
@@ -206,12 +210,16 @@ def anchors(current: Current) -> dict[int, str]:
     return out
 
 
-# lines shown around a change inside a changed symbol: none. The agent holds the lines
-# around it at numbered places (a delta keeps them `unchanged`), so repeating them
-# tells it nothing; the symbol's header line orients it. (2 cost 0.3-1.5% more on six
-# replayed histories (two never tuned on: click, mini-redis) and a tenth more on the real
-# Claude Code scenario.)
-_WINDOW_CONTEXT = 0
+# Lines shown around a change inside a changed symbol, its own lines only; a changed
+# function of at most `_WHOLE_LEAF_LINES` lines is shown whole. The agent holds those
+# lines (at numbered places the delta names), but a real model does not work from a
+# copy spread over earlier answers: it read the lines around a change again, a call
+# each (of 175 reads that followed a delta in the same step, 88 took in a changed line
+# or one within 5 lines of it, a median 29 lines). A call re-sends the whole context,
+# which costs more than these lines. (The replayed histories' simulated agent, which
+# never re-reads, measured 2 lines of context as 0.3-1.5% dearer.)
+_WINDOW_CONTEXT = 6
+_WHOLE_LEAF_LINES = 40
 
 
 def _change_points(mapped, in_gaps: set[int], total: int) -> list[tuple[int, ...]]:
@@ -256,7 +264,8 @@ def _signature_lines(current: Current, ids: set[str]) -> dict[str, int]:
 def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total: int,
                     signature_lines: dict[str, int] | None = None) -> tuple[set[int], set[str]]:
     """The lines a changed symbol shows: its header line, and each change (with
-    `_WINDOW_CONTEXT` lines around it, its own lines only). The rest of its lines are
+    `_WINDOW_CONTEXT` lines around it, its own lines only; a short function whole,
+    `_WHOLE_LEAF_LINES`). The rest of its lines are
     as the agent holds them (`unchanged`, at their new numbers) or stay elided: a
     2-line edit in a 200-line function costs a window, not the function. Also the
     changed symbols whose body changed: what the agent was told is elided of those
@@ -277,8 +286,15 @@ def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total
         s = owner[group[0]]
         if s is None or s.id not in dirty:
             continue
-        out.update(k for p in group for k in range(max(p - _WINDOW_CONTEXT, 1), min(p + _WINDOW_CONTEXT, total) + 1)
-                   if owner[k] is s)
+        # a function's lines around a change; a class's own lines are its fields and the
+        # gaps between its methods, and its doc comment heading a change read as noise
+        leaf = all(owner[k] is s for k in range(s.lines[0], min(s.lines[1], total) + 1))
+        around = _WINDOW_CONTEXT if leaf else 0
+        if leaf and s.lines[1] - s.lines[0] < _WHOLE_LEAF_LINES:
+            out.update(range(s.lines[0], min(s.lines[1], total) + 1))
+        else:
+            out.update(k for p in group for k in range(max(p - around, 1), min(p + around, total) + 1)
+                       if owner[k] is s)
         if s.body and any(s.body[0] <= p <= s.body[1] for p in group) \
                 and all(owner[k] is s for k in range(s.body[0], min(s.body[1], total) + 1)):
             opened.add(s.id)  # a leaf's body; a class's own lines are the gaps between its methods

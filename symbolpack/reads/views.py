@@ -160,7 +160,8 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
 
 def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints = CLI,
                  anchors: dict[int, str] | None = None, old: Sequence[str | None] | None = None,
-                 gone: Collection[int] = (), fresh: Collection[int] = ()) -> list[str]:
+                 gone: Collection[int] = (), fresh: Collection[int] = (),
+                 sources: Sequence[int | None] = ()) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
@@ -170,7 +171,9 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     (a change the agent did not read) too. Lines of the copy removed between two runs
     are said, with their text when it is short and *old* (the copy's text, 1-based) has it;
     so are lines of the copy *gone* (no line of the file stands for them) beside shown
-    lines, where more went than the *fresh* lines (no copy line stands for them) shown."""
+    lines, where more went than the *fresh* lines (no copy line stands for them) shown,
+    inside a run of shown lines too when *sources* (new line -> the copy line it is)
+    says where (a window around a change shows the lines after a removal)."""
     out: list[str] = []
     i = 0
     after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source
@@ -179,9 +182,20 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     while i < len(segments):
         seg = segments[i]
         if seg.kind == "shown":
-            out.extend(numbered(lines, seg.start, seg.end))
+            start = seg.start
+            for n in range(seg.start, seg.end + 1):
+                src = sources[n] if n < len(sources) else None
+                if src is None:
+                    shown_since += n in fresh
+                    continue
+                if last_source is not None and src - last_source - 1 > shown_since and all(
+                        k in gone for k in range(last_source + 1, src)):
+                    out.extend(numbered(lines, start, n - 1))
+                    out.append(removed_marker(last_source + 1, src - 1, old, gone=True))
+                    start = n
+                last_source, shown_since = src, 0
+            out.extend(numbered(lines, start, seg.end))
             after = None
-            shown_since += sum(1 for n in range(seg.start, seg.end + 1) if n in fresh)
             i += 1
             continue
         if seg.source is None:  # elided, changed inside

@@ -138,21 +138,36 @@ def test_changed_symbols_come_back_whole_and_the_rest_unchanged_or_elided():
 
 
 def test_a_small_edit_in_a_long_body_the_agent_holds_is_a_window_not_the_body():
-    lines = py_lines()
+    lines = py_lines(body=60)
     agent, _ = first_read(current(lines), ReadPolicy(diff_max_hunks=0, small_file_tokens=SMALL))  # deltas only
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))  # now it holds every line
-    lines = py_lines()
-    lines[14] = "    y10 = x * 10"  # one line in the middle of f0's 20-line body
+    lines = py_lines(body=60)
+    lines[30] = "    y28 = x * 10"  # one line in the middle of f0's 60-line body
     r = agent.read(current(lines))
     assert r["mode"] == "delta"
     shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
     # f0's header (with the 2 lines above it: cheaper shown than as a marker), and the
-    # changed line alone: the agent holds the lines around it
-    assert shown == [(1, 3), (15, 15)]
-    assert r["text"].splitlines()[3:] == ["     3\tdef f0(x):", "... 4-14 unchanged", "    15\t    y10 = x * 10",
-                                          "... 16-98 unchanged"]
-    assert "Changed/new: f0." in r["text"].splitlines()[0]
+    # changed line with 6 lines each side (real models re-read the lines around a change)
+    assert shown == [(1, 3), (25, 37)]
+    text = r["text"].splitlines()
+    assert text[3:5] == ["     3\tdef f0(x):", "... 4-24 unchanged"]
+    assert text[5:18] == [f"{n:6d}\t" + lines[n - 1] for n in range(25, 38)] and text[11] == "    31\t    y28 = x * 10"
+    assert text[18:] == ["... 38-258 unchanged"]
+    assert "Changed/new: f0." in text[0] and "Each change comes with the lines around it" in text[0]
     assert agent.read(current(lines))["mode"] == "unchanged"  # the window and the markers left it whole
+
+
+def test_a_changed_short_function_is_shown_whole():
+    """A changed function of under 40 lines comes back whole, the lines the agent holds
+    included: real models re-read a changed function's neighbourhood by range, a call
+    that re-sends the whole context, rather than piece it from earlier answers."""
+    lines = py_lines(body=20)
+    agent, _ = first_read(current(lines), ReadPolicy(diff_max_hunks=0, small_file_tokens=SMALL))
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    lines[14] = "    y10 = x * 10"
+    r = agent.read(current(lines))
+    assert [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"] == [(1, 25)]
+    assert r["text"].splitlines()[1:] == [f"{n:6d}\t" + lines[n - 1] for n in range(1, 26)] + ["... 26-98 unchanged"]
 
 
 def test_a_window_keeps_the_lines_the_agent_was_told_are_elided_elided():
@@ -162,13 +177,12 @@ def test_a_window_keeps_the_lines_the_agent_was_told_are_elided_elided():
     lines[2] = "def f0(x, y=1):"  # the signature the agent saw changes; f0's body stays as it was
     r = agent.read(current(lines))
     assert r["mode"] == "delta" and "y10 = x + 10" not in r["text"]
-    assert r["segments"][:3] == [{"kind": "shown", "start": 1, "end": 3},
-                                 {"kind": "unchanged", "start": 4, "end": 4, "from": 4, "symbol": "m.py:python:f0"},
+    # the lines around the change are shown (f0's docstring, which the agent holds), the
+    # body it was told is elided stays elided, whatever the window
+    assert r["segments"][:2] == [{"kind": "shown", "start": 1, "end": 4},
                                  {"kind": "elided", "start": 5, "end": 25, "symbol": "m.py:python:f0"}]
-    # in the text, f0's docstring and body are part of one marker: the agent's copy says
-    # which of those lines it holds and which it was told are elided
     assert r["text"].splitlines()[1:] == ["     1\timport os", "     2\t", "     3\tdef f0(x, y=1):",
-                                         "... 4-98 unchanged, elided bodies still elided"]
+                                         '     4\t    """Doc 0."""', "... 5-98 unchanged, elided bodies still elided"]
 
 
 def test_only_the_first_skeleton_of_a_session_explains_the_markers():
@@ -499,16 +513,21 @@ def test_a_line_held_at_two_numbers_keeps_the_one_at_its_true_number():
     agent holds `def f1(x):` at 27 (stale) and at 28 (true). Of the two equally long
     alignments, the one that keeps the agent's lines 28-37 at their numbers wins: the
     stale 27 is the line corrected, and f1's lines are not called moved."""
-    v0 = py_lines()
+    v0 = py_lines(body=60)
     agent = Agent(ReadPolicy(diff_max_hunks=0, small_file_tokens=SMALL))
     agent.read(current(v0), ReadRequest("m.py", offset=1, limit=len(v0)))
     v1 = ["# top"] + v0
-    agent.read(current(v1), ReadRequest("m.py", offset=28, limit=10))
+    agent.read(current(v1), ReadRequest("m.py", offset=68, limit=10))
     r = agent.read(current(v1))
     # (a run that moved names where its symbols start now: the model need not map numbers)
-    assert r["text"].splitlines()[1:] == ["     1\t# top", "... 2-27 unchanged (were 1-26); declared now on lines: f0 4",
-                                         "    28\tdef f1(x):", "... 29-37 unchanged", "    38\t    y8 = x + 8",
-                                         "... 39-99 unchanged (were 38-98); declared now on lines: f2 52, f3 76"]
+    # (the stale one is said to be gone; a window of 6 lines each side shows the line
+    # the copy lacked, y8)
+    assert r["text"].splitlines()[1:] == [
+        "     1\t# top", "... 2-67 unchanged (were 1-66); declared now on lines: f0 4",
+        '... your lines 67-67 are gone (removed, or changed into the lines shown above): "def f1(x):"',
+        "    68\tdef f1(x):", "... 69-71 unchanged", *[f"{n:6d}\t{v1[n - 1]}" for n in range(72, 85)],
+        "... 85-259 unchanged (were 84-258); declared now on lines: f2 132, f3 196"]
+    assert v1[77] == "    y8 = x + 8"
 
 
 def test_alignment_ties_slide_toward_the_run_that_keeps_its_numbers():
@@ -732,7 +751,7 @@ def test_a_delta_names_changed_lines_outside_any_symbol():
 
 
 def test_a_changed_body_the_agent_read_in_part_is_changed_not_shown_whole():
-    lines = py_lines()
+    lines = py_lines(body=60)
     agent, _ = first_read(current(lines))
     agent.read(current(lines), ReadRequest("m.py", offset=5, limit=6))  # lines 5-10 of f0's body
     changed = list(lines)
@@ -741,8 +760,10 @@ def test_a_changed_body_the_agent_read_in_part_is_changed_not_shown_whole():
     assert r["mode"] == "delta", r["text"]
     header = r["text"].splitlines()[0]
     assert "Changed/new: f0." in header and "shown whole" not in header, header
-    assert ["... 4-6 unchanged", "     7\t    y2 = x - 2", "... 8-10 unchanged"] == [
-        line for line in r["text"].splitlines() if line.startswith(("... 4-", "     7\t", "... 8-"))], r["text"]
+    # the body comes back whole (it changed where the agent had it elided), the lines the
+    # agent held among it too: the change's window
+    assert r["text"].splitlines()[1:] == [f"{n:6d}\t{changed[n - 1]}" for n in range(1, 66)] + [
+        "... 66-258 unchanged, elided bodies still elided"]
 
 
 def test_a_block_removed_beside_a_changed_line_is_said():
@@ -750,21 +771,24 @@ def test_a_block_removed_beside_a_changed_line_is_said():
     line and no word of the block, and real agents read the whole function again."""
     lines = ["import os", ""]
     for k in range(3):
-        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(30)],
+        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(60)],
                   "    return x", ""]
     agent = Agent(NO_DIFF)
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
     changed = list(lines)
-    changed[41] = "    y5 = x - 105"  # line 42, in f1
-    del changed[42:48]  # lines 43-48: gone
+    changed[71] = "    y5 = x - 105"  # line 72, in f1
+    del changed[72:78]  # lines 73-78: gone
     r = agent.read(current(changed))
     assert r["mode"] == "delta", r["text"]
     body = r["text"].splitlines()[1:]
-    at = body.index("    42\t    y5 = x - 105")
-    assert body[at + 1] == "... your lines 42-48 are gone (removed, or changed into the lines shown above)", r["text"]
+    at = body.index("    72\t    y5 = x - 105")
+    # its window, f1's own lines 6 each side, and where the block went
+    assert body[at - 5:at + 8] == [f"{n:6d}\t{changed[n - 1]}" for n in range(67, 73)] + [
+        "... your lines 72-78 are gone (removed, or changed into the lines shown above)"] + [
+        f"{n:6d}\t{changed[n - 1]}" for n in range(73, 79)], r["text"]
     # a line changed in place is no removal: nothing more is said
     again = list(lines)
-    again[41] = "    y5 = x - 105"
+    again[71] = "    y5 = x - 105"
     agent = Agent(NO_DIFF)
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
     r = agent.read(current(again))
