@@ -178,9 +178,7 @@ def cmd_read(args) -> int:
             raise _user_error("--known and --present are two ways to name what the model holds: give one")
         present = present_ids(args.present) if known is None else frozenset(known)
         names = args.symbol or []
-        if names and args.format == "text" and not args.answer_id:
-            if args.offset is not None or args.limit is not None:
-                raise _user_error("--symbol reads a whole symbol: give it without --offset/--limit")
+        if names and args.format == "text" and not args.answer_id:  # a symbol is read whole, --limit or not
             return _read_symbols(ws, path, session_id, names, policy, present, known, args.front)
         if len(names) > 1:
             raise _user_error("several --symbol in one read answer as text only, without --answer-id")

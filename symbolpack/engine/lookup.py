@@ -126,12 +126,10 @@ def resolve_all(query: str, symbols: Sequence[SymbolSlice], where: str = "the re
     model: real agents given one overload for such a name, or a refusal, spent a call
     finding the right one by lines (Alamofire and retrofit episodes). Up to
     `MOST_NAMED_AT_ONCE` same-named definitions in different scopes come back together
-    too; more than that stays a refusal that lists their ids. A query that names one
-    definition exactly by its id (`f#2`, `impl T.f`) gets that one alone."""
-    if _overload_impl(query, symbols) is not None or any(_local_id(s) == query and ("#" in query or
-                                                                                  query.startswith("impl "))
-                                                         for s in symbols):
-        return [resolve(query, symbols, where)]
+    too; more than that stays a refusal that lists their ids. A query that spells out
+    which one (`f#2`, `impl Display for T.fmt`) gets that one alone."""
+    if _overload_impl(query, symbols) is not None or "#" in query or "impl " in query:
+        return [resolve(query, symbols, where)]  # a spelling that picks one (`f#2`, `impl Display for T.fmt`)
     exact = _exact(query, symbols)
     if not exact:
         return [resolve(query, symbols, where)]

@@ -155,7 +155,14 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
                      for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)
              and not any((src := mapped[i]) is not None and known[src]
                          for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)}
-    changed = sorted({s.qualname for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
+    # each changed symbol with the lines that changed in it: the lines shown around them
+    # were read as "flagged as changed though they look the same" (real agents)
+    new_in: dict[str, list[int]] = {}
+    for i in range(1, total + 1):
+        if mapped[i] is None and i not in in_gaps and owner[i] is not None and new[i - 1].strip():
+            new_in.setdefault(owner[i].id, []).append(i)
+    changed = sorted({s.qualname + _where(new_in.get(s.id, ())) for s in current.symbols or ()
+                      if s.id in dirty and s.id not in unseen | whole})
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
               f"{request.hints.delta_lengths(copy.length, total)}.")
     if changed:
@@ -240,6 +247,14 @@ def _change_points(mapped, in_gaps: set[int], total: int) -> list[tuple[int, ...
 def _listed(names: Sequence[str], most: int = 12) -> str:
     """The first *most* of *names*, comma-separated, "..." when there are more."""
     return ", ".join(names[:most]) + ("..." if len(names) > most else "")
+
+
+def _where(numbers: Sequence[int]) -> str:
+    """` (line 7)`, ` (lines 7, 12-14)`; ` (lines removed)` when it only lost lines."""
+    runs = _line_runs(numbers)
+    if not runs:
+        return " (lines removed)"
+    return f" (line{'s' if len(runs) > 1 or '-' in runs[0] else ''} {_listed(runs, 6)})"
 
 
 def _line_runs(numbers: Sequence[int]) -> list[str]:

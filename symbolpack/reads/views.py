@@ -188,10 +188,13 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 if src is None:
                     shown_since += n in fresh
                     continue
-                if last_source is not None and src - last_source - 1 > shown_since and all(
-                        k in gone for k in range(last_source + 1, src)):
+                went = range(last_source + 1, src) if last_source is not None else range(0)
+                # (not when each line gone is one these shown lines have: the copy held it at
+                # two numbers, and "gone" beside it read as a line lost, real agents said)
+                if src - (last_source or 0) - 1 > shown_since and all(k in gone for k in went) and not all(
+                        old is not None and k < len(old) and old[k] in lines[seg.start - 1:n] for k in went):
                     out.extend(numbered(lines, start, n - 1))
-                    out.append(removed_marker(last_source + 1, src - 1, old, gone=True))
+                    out.append(removed_marker(went[0], went[-1], old, gone=True))
                     start = n
                 last_source, shown_since = src, 0
             out.extend(numbered(lines, start, seg.end))

@@ -302,7 +302,7 @@ def test_several_symbols_in_one_call_each_an_answer_the_next_read_leans_on(repo)
                                                        "known": [answer_id(first)]}))
         next_ids = json.loads(both.splitlines()[-1].split("known=")[1])
         again = text_of(await s.call_tool("read_file", {"path": "app.py", "known": next_ids}))
-        mixed = await s.call_tool("read_file", {"path": "app.py", "symbols": ["func0"], "offset": 3})
+        mixed = text_of(await s.call_tool("read_file", {"path": "app.py", "symbol": "func0", "limit": 3}))
         return first, both, next_ids, again, mixed
 
     first, both, next_ids, again, mixed = with_session(repo, script)
@@ -315,8 +315,7 @@ def test_several_symbols_in_one_call_each_an_answer_the_next_read_leans_on(repo)
     assert "     5\t    total += 333" in lines and "    73\tdef func4(total):" in lines
     assert next_ids == [answer_id(first), *ids]
     assert again.startswith("[UNCHANGED] app.py")
-    assert mixed.isError and text_of(mixed) == ("read_file: a symbol is read whole: give symbol/symbols without "
-                                                "offset and limit")
+    assert content(mixed).splitlines() == both.splitlines()[1:17]  # a symbol is whole, whatever the limit
 
 
 def test_context_tools(repo):

@@ -18,7 +18,8 @@ def test_the_schemas_list_each_parameter_once_with_its_type():
               for t in TOOLS}
     assert shapes == {
         "read_file": {"path": ("string", None), "offset": ("integer", None), "limit": ("integer", None),
-                      "symbol": ("string", None), "known": ("array", None), "session_id": ("string", None)},
+                      "symbol": ("string", None), "symbols": ("array", None), "known": ("array", None),
+                      "session_id": ("string", None)},
         "context": {"entry": ("string", None), "depth": ("integer", 2), "budget": ("integer", None),
                     "known": ("array", None), "session_id": ("string", None)},
         "diff_context": {"base": ("string", "HEAD"), "budget": ("integer", None), "no_delta": ("boolean", False),

@@ -365,9 +365,7 @@ class SymbolpackTools:
         from ...reads.read import ReadPolicy
 
         names = ([symbol] if symbol else []) + list(symbols or ())
-        if names and (offset or limit):
-            raise BadArguments("read_file: a symbol is read whole: give symbol/symbols without offset and limit")
-        if names:
+        if names:  # a symbol is read whole, offset and limit or not (a refusal cost real agents a call)
             return self._read_symbols(target, names, known, session)
 
         def read(ws: Workspace) -> Any:
