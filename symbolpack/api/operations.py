@@ -354,7 +354,7 @@ def read_symbols(
     policy: ReadPolicy = ReadPolicy(),
     present: Sequence[str] | AbstractSet[str] | None = None,
     front: str | None = None,
-) -> list[tuple[SymbolSlice, ReadResult]]:
+) -> tuple[list[tuple[SymbolSlice, ReadResult]], list[str]]:
     """Several symbols of one file read whole, as one call: what each of *names* names
     (a name several definitions share, such as a method's overloads, is all of them:
     `lookup.resolve_all`), in source order, a symbol inside another one read here left
@@ -362,7 +362,9 @@ def read_symbols(
     that symbol gives it, each leaning on the answers before it (*present* grows by
     their ids). Real agents drilled into the bodies a skeleton hid one call each; a
     call re-sends the whole context, so a drill-in into three bodies is worth one call.
-    Nothing is committed: the caller commits every result once the answer is out."""
+    Nothing is committed: the caller commits every result once the answer is out.
+    Also returns why each name that names nothing was left out (one name alone that
+    names nothing is an error, as for `read_file`)."""
     from ..engine.lookup import resolve_all
 
     hints = hints_for(front)
@@ -375,9 +377,19 @@ def read_symbols(
         raise UsageError(f"no symbols in {source.rel} (no parser handles it); "
                          f"use {hints.option('offset')}/{hints.option('limit')}")
     chosen: dict[str, SymbolSlice] = {}
+    misses: list[str] = []
     for name in names:
-        for sym in resolve_all(name, syms, where=source.rel):
+        try:
+            found = resolve_all(name, syms, where=source.rel)
+        except (NotFound, UsageError) as exc:
+            if len(names) == 1:
+                raise
+            misses.append(str(exc))  # one name gone (a push removed it) spoils not the others
+            continue
+        for sym in found:
             chosen.setdefault(sym.id, sym)
+    if not chosen:
+        raise NotFound("; ".join(misses))
     ordered = sorted(chosen.values(), key=lambda s: (s.lines[0], -s.lines[1]))
     outermost = [s for s in ordered if not any(o is not s and o.lines[0] <= s.lines[0] and s.lines[1] <= o.lines[1]
                                                for o in ordered)]
@@ -395,7 +407,7 @@ def read_symbols(
         if result.response.get("answer_id"):
             given.append(result.response["answer_id"])
         out.append((sym, result))
-    return out
+    return out, misses
 
 
 def scope_of(response: dict, symbol: SymbolSlice) -> tuple[int, int]:

@@ -212,8 +212,8 @@ def _read_symbols(ws, path, session_id, names, policy, present, known, front) ->
     from ..api.operations import read_symbols, scope_of
     from ..reads.hints import symbols_answer, with_answer_id
 
-    parts = read_symbols(ws, path, session_id, names, policy=policy, present=present, front=front)
-    if len(parts) == 1:
+    parts, misses = read_symbols(ws, path, session_id, names, policy=policy, present=present, front=front)
+    if len(parts) == 1 and not misses:
         response = parts[0][1].response
         text = response["text"]
         if known is not None:
@@ -221,7 +221,8 @@ def _read_symbols(ws, path, session_id, names, policy, present, known, front) ->
     else:
         text = symbols_answer([(sym.id.split(":", 2)[-1], *scope_of(result.response, sym), result.response["text"],
                                 result.response) for sym, result in parts],
-                              parts[0][1].response.get("path") or path, names, bool(known), front, known or ())
+                              parts[0][1].response.get("path") or path, names, bool(known), front, known or (),
+                              misses)
     sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
     sys.stdout.flush()  # raises if the reader is gone: then the answers stay uncommitted
     for _, result in parts:

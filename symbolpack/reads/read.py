@@ -46,7 +46,7 @@ class ReadPolicy(namedtuple("ReadPolicy", [
     "elide_min_lines", "small_file_tokens", "skeleton_max_share", "diff_prefer_share",
     "diff_max_hunks", "diff_max_changed_share", "truncation_share", "skeleton_target_share",
     "max_answer_chars",
-], defaults=[3, 1500, 0.85, 1.0, 8, 0.5, 0.5, 0.25, None])):  # small_file_tokens: Settings.small_file_tokens
+], defaults=[3, 1500, 0.6, 1.0, 8, 0.5, 0.5, 0.25, None])):  # small_file_tokens: Settings.small_file_tokens
     """Thresholds of the read policy: a skeleton aims at `skeleton_target_share` of a
     plain read and hides no run shorter than `elide_min_lines`; read
     files under `small_file_tokens` whole; a skeleton must cost at most
@@ -264,15 +264,14 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
         planned = plan_outline(current.lines, kind, target, policy.elide_min_lines)
     else:
         return plain
-    # the parts read before (held, moved or changed since), else only the lines held as
-    # they are: a skeleton showing every part read before can outgrow its share (many
-    # bodies drilled into), and a plain read of a large file is what a host cuts off
-    masks = [_read_before_mask(copy, current, load), _held_mask(copy, current, load)] if copy.runs else [None]
-    for held in masks:
-        outcome = _skeleton_outcome(request, current, copy, policy, planned, held, plain, total, full_tokens)
-        if outcome is not None:
-            return outcome
-    return plain
+    # the parts read before (held, moved or changed since) shown; when that outgrows a
+    # skeleton's share (many bodies drilled into), the file whole (a host's cap cuts a long
+    # one where it fits, `_capped`). A skeleton showing only the lines held as they are
+    # hid the parts a push changed and split functions into pieces, below a header that
+    # said the parts read were shown: a real agent read them all again
+    held = _read_before_mask(copy, current, load) if copy.runs else None
+    outcome = _skeleton_outcome(request, current, copy, policy, planned, held, plain, total, full_tokens)
+    return plain if outcome is None else outcome
 
 
 def _skeleton_outcome(request, current, copy, policy, planned, held, plain, total: int,

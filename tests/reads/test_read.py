@@ -477,11 +477,11 @@ def test_a_first_whole_read_shows_the_parts_read_before_as_they_are_now():
         "m.py:python:f0", "m.py:python:f2", "m.py:python:f3"]
 
 
-def test_a_first_whole_read_too_big_with_every_part_read_before_shows_the_held_lines_only():
+def test_a_first_whole_read_too_big_with_every_part_read_before_is_the_whole_file():
     """The agent read most bodies by range, then a line was added on top: showing every
-    part it read (all moved) would outgrow the skeleton's share and send the whole file
-    (what a host then cuts off); the skeleton shows the lines still held as they are
-    (none here) and hides the bodies, a skeleton all the same."""
+    part it read (all moved) would outgrow the skeleton's share, so the file comes back
+    whole. A skeleton of the lines still held as they are (none here) would hide every
+    body the agent read: a real agent given such a skeleton read them all again."""
     lines = [line.replace(" + ", f" * {k} + ") if line.startswith("    y") else line
              for k, line in zip([n // 23 for n in range(len(py_lines(8)))], py_lines(8))]
     cur = current(lines)
@@ -490,8 +490,7 @@ def test_a_first_whole_read_too_big_with_every_part_read_before_shows_the_held_l
         agent.read(cur, ReadRequest("m.py", offset=sym.lines[0], limit=sym.lines[1] - sym.lines[0] + 1))
     now = current(["# a new first line"] + lines)
     r = agent.read(now)
-    assert r["mode"] == "skeleton", r["mode"]
-    assert r["tokens"] <= ReadPolicy().skeleton_max_share * r["full_tokens"]
+    assert r["mode"] == "full" and r["tokens"] == r["full_tokens"], r["mode"]
 
 
 def test_a_body_the_copy_has_no_record_of_is_shown_not_named():

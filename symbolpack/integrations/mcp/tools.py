@@ -390,14 +390,14 @@ class SymbolpackTools:
             return operations.read_symbols(ws, target, session, names, policy=policy, front=FRONT,
                                            present=frozenset(known or ()))
 
-        parts = self._run(read)
+        parts, misses = self._run(read)
         first = parts[0][1].response
-        if len(parts) == 1:
+        if len(parts) == 1 and not misses:
             text = with_answer_id(first["text"], first, first.get("path"), bool(known), FRONT, None, known or ())
         else:
             text = symbols_answer([(sym.id.split(":", 2)[-1], *operations.scope_of(result.response, sym),
                                     result.response["text"], result.response) for sym, result in parts],
-                                  first.get("path") or target, names, bool(known), FRONT, known or ())
+                                  first.get("path") or target, names, bool(known), FRONT, known or (), misses)
 
         def commit() -> None:
             for _, result in parts:

@@ -12,8 +12,9 @@ from symbolpack.base.errors import UsageError
 from symbolpack.evaluation.agentab import lab
 from symbolpack.evaluation.agentab.lab import apply_edit, cut_output, parse_edit_blocks, run_command, setup
 
-APP = "".join(f"def f{k}(x):\n    y = x + {k}\n    z = y * 2\n    w = z - 1\n    v = w + y\n    return v * {k}\n\n\n"
-              for k in range(60))  # 480 lines, over 1,500 tokens: a first read is a skeleton
+APP = "".join(f"def f{k}(x):\n    y = x + {k}\n    z = y * 2  # twice the input and {k}, as the spec asks\n"
+              f"    w = z - 1\n    v = w + y\n    return v * {k}\n\n\n"
+              for k in range(60))  # 480 lines, over 1,500 tokens, bodies most of them: a first read is a skeleton
 
 
 @pytest.fixture
