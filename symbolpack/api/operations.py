@@ -354,17 +354,20 @@ def read_symbols(
     policy: ReadPolicy = ReadPolicy(),
     present: Sequence[str] | AbstractSet[str] | None = None,
     front: str | None = None,
-) -> tuple[list[tuple[SymbolSlice, ReadResult]], list[str]]:
+) -> tuple[list[tuple[str, tuple[int, int], ReadResult]], list[str]]:
     """Several symbols of one file read whole, as one call: what each of *names* names
     (a name several definitions share, such as a method's overloads, is all of them:
-    `lookup.resolve_all`), in source order, a symbol inside another one read here left
+    `lookup.resolve_all`), in source order, a part inside another one read here left
     out (its text is in the outer one). Each is its own answer, as `read_file` with
     that symbol gives it, each leaning on the answers before it (*present* grows by
     their ids). Real agents drilled into the bodies a skeleton hid one call each; a
     call re-sends the whole context, so a drill-in into three bodies is worth one call.
+    A name no symbol has that the file's text has (a setting, a key, a constant
+    inside a body) reads the lines around where it occurs (`OCCURRENCES_SHOWN` of
+    them, `OCCURRENCE_CONTEXT` lines each side): real agents then read them by range.
     Nothing is committed: the caller commits every result once the answer is out.
-    Also returns why each name that names nothing was left out (one name alone that
-    names nothing is an error, as for `read_file`)."""
+    Returns (label, lines, result) per part and, per name that names nothing, why
+    (one name alone that names nothing anywhere is an error, as for `read_file`)."""
     from ..engine.lookup import resolve_all
 
     hints = hints_for(front)
@@ -376,44 +379,74 @@ def read_symbols(
     if not syms:
         raise UsageError(f"no symbols in {source.rel} (no parser handles it); "
                          f"use {hints.option('offset')}/{hints.option('limit')}")
-    chosen: dict[str, SymbolSlice] = {}
+    lines = split_text_lines(source.text)
+    scopes: dict[tuple[int, int], str] = {}  # lines -> what the header calls them
+    symbol_of: dict[tuple[int, int], str] = {}
     misses: list[str] = []
     for name in names:
         try:
             found = resolve_all(name, syms, where=source.rel)
         except (NotFound, UsageError) as exc:
-            if len(names) == 1:
-                raise
-            misses.append(str(exc))  # one name gone (a push removed it) spoils not the others
+            where = _occurrences(lines, name) if isinstance(exc, NotFound) else []
+            if not where:
+                if len(names) == 1:
+                    raise
+                misses.append(str(exc))  # one name gone (a push removed it) spoils not the others
+                continue
+            misses.append(f"no symbol is named {name!r}: shown where the word occurs")
+            for a, b in where:
+                scopes.setdefault((a, b), f"where {name} occurs")
             continue
         for sym in found:
-            chosen.setdefault(sym.id, sym)
-    if not chosen:
-        raise NotFound("; ".join(misses))
-    ordered = sorted(chosen.values(), key=lambda s: (s.lines[0], -s.lines[1]))
-    outermost = [s for s in ordered if not any(o is not s and o.lines[0] <= s.lines[0] and s.lines[1] <= o.lines[1]
-                                               for o in ordered)]
-    out: list[tuple[SymbolSlice, ReadResult]] = []
+            span = (sym.lines[0], sym.lines[1])
+            scopes.setdefault(span, sym.id.split(":", 2)[-1])
+            symbol_of.setdefault(span, sym.id.split(":", 2)[-1])
+    ordered = sorted(scopes, key=lambda span: (span[0], -span[1]))
+    outermost = [s for s in ordered if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in ordered)]
+    out: list[tuple[str, tuple[int, int], ReadResult]] = []
     given: list[str] = []
-    for sym in outermost:
+    for span in outermost:
         if present is None:
             now = None
         elif isinstance(present, AbstractSetType):
             now = frozenset(present) | frozenset(given)
         else:
             now = [*present, *given]
-        result = read_file(ws, source.path, session_id, symbol=sym.id.split(":", 2)[-1], policy=policy,
-                           confirm=False, present=now, front=front)
+        if span in symbol_of:
+            result = read_file(ws, source.path, session_id, symbol=symbol_of[span], policy=policy, confirm=False,
+                               present=now, front=front)
+        else:
+            result = read_file(ws, source.path, session_id, offset=span[0], limit=span[1] - span[0] + 1,
+                               policy=policy, confirm=False, present=now, front=front)
         if result.response.get("answer_id"):
             given.append(result.response["answer_id"])
-        out.append((sym, result))
+        scope = result.response.get("scope")
+        out.append((scopes[span], (scope["start"], scope["end"]) if scope else span, result))
     return out, misses
 
 
-def scope_of(response: dict, symbol: SymbolSlice) -> tuple[int, int]:
-    """The lines a drill-in into *symbol* answered (its scope), else the symbol's own."""
-    scope = response.get("scope")
-    return (scope["start"], scope["end"]) if scope else (symbol.lines[0], symbol.lines[1])
+OCCURRENCES_SHOWN = 3
+OCCURRENCE_CONTEXT = 4
+
+
+def _occurrences(lines: Sequence[str], name: str) -> list[tuple[int, int]]:
+    """Windows around the first lines where *name* (its last part: `Class.key` -> `key`)
+    occurs as a word, merged where they touch."""
+    import re
+
+    word = re.split(r"[.#]|::", name)[-1].strip()
+    if not word:
+        return []
+    pattern = re.compile(r"(?<![\w$])" + re.escape(word) + r"(?![\w$])")
+    hits = [n for n, text in enumerate(lines, 1) if pattern.search(text)][:OCCURRENCES_SHOWN]
+    windows: list[tuple[int, int]] = []
+    for n in hits:
+        a, b = max(1, n - OCCURRENCE_CONTEXT), min(len(lines), n + OCCURRENCE_CONTEXT)
+        if windows and a <= windows[-1][1] + 1:
+            windows[-1] = (windows[-1][0], b)
+        else:
+            windows.append((a, b))
+    return windows
 
 
 def _own_edit_runs(source: Sequence[str | None], edit_ids: set[str]) -> tuple[tuple[int, int], ...]:

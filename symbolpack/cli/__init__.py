@@ -209,26 +209,26 @@ def _read_symbols(ws, path, session_id, names, policy, present, known, front) ->
     """`tldrs read PATH --symbol A [--symbol B ...]`: each symbol whole, in one answer
     (`operations.read_symbols`); one symbol answers as a plain drill-in does. The
     caller closes *ws*."""
-    from ..api.operations import read_symbols, scope_of
+    from ..api.operations import read_symbols
     from ..reads.hints import symbols_answer, with_answer_id
 
     parts, misses = read_symbols(ws, path, session_id, names, policy=policy, present=present, front=front)
     if len(parts) == 1 and not misses:
-        response = parts[0][1].response
+        response = parts[0][2].response
         text = response["text"]
         if known is not None:
             text = with_answer_id(text, response, response.get("path"), bool(known), front, None, known)
     else:
-        text = symbols_answer([(sym.id.split(":", 2)[-1], *scope_of(result.response, sym), result.response["text"],
-                                result.response) for sym, result in parts],
-                              parts[0][1].response.get("path") or path, names, bool(known), front, known or (),
+        text = symbols_answer([(label, a, b, result.response["text"], result.response)
+                               for label, (a, b), result in parts],
+                              parts[0][2].response.get("path") or path, names, bool(known), front, known or (),
                               misses)
     sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
     sys.stdout.flush()  # raises if the reader is gone: then the answers stay uncommitted
-    for _, result in parts:
+    for _, _, result in parts:
         result.commit()
     ws.maybe_gc()
-    return max(result.exit_code for _, result in parts)
+    return max(result.exit_code for _, _, result in parts)
 
 
 # `tldrs read`'s options, read by both the argparse parser and the start-up fast

@@ -296,19 +296,24 @@ def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict]], path: str, 
     a header that names each one and its lines (a name shared by overloads says so:
     "more than asked for" unsaid confused real models), then each symbol's lines,
     each closed by its own answer id when it has one, and one line naming what the
-    next read passes. *parts*: (local id, start, end, text, response) in source order;
+    next read passes. *parts*: (local id or what the lines are, start, end, text,
+    response) in source order;
     *asked*: the names the model passed; *misses*: why names among them named nothing."""
     hints = hints_for(front)
     listing = ", ".join(f"{ident} (lines {start}-{end})" for ident, start, end, _, _ in parts)
-    more = [ident for ident, *_ in parts if ident not in asked]
-    head = (f"[SYMBOLS] {path}: {len(parts)} symbols, each whole, as it is now: {listing}." if len(parts) > 1 else
-            f"[SYMBOLS] {path}: 1 symbol, whole, as it is now: {listing}.")
+    more = [] if misses else [ident for ident, *_ in parts if ident not in asked]
+    if misses:  # lines where a name occurs among them: not "symbols, whole"
+        head = f"[SYMBOLS] {path}, as it is now: {listing}."
+    elif len(parts) > 1:
+        head = f"[SYMBOLS] {path}: {len(parts)} symbols, each whole, as it is now: {listing}."
+    else:
+        head = f"[SYMBOLS] {path}: 1 symbol, whole, as it is now: {listing}."
     if more and len(asked) == 1:
         every = "both" if len(parts) == 2 else f"all {len(parts)}"
         head += (f" {_quoted(asked[0])} names {every} (overloads, or the same name in several scopes); "
                  f"pass one of these ids for that one alone.")
     if misses:
-        head += " Not read: " + "; ".join(misses) + "."
+        head += " " + "; ".join(m[:1].upper() + m[1:] for m in misses) + "."
     out = [head]
     ids: list[str] = []
     for ident, start, end, text, response in parts:

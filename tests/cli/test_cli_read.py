@@ -279,3 +279,25 @@ def test_a_read_without_a_session_says_so_on_stderr(repo):
     with_id = tldrs(repo, "read", "src/app.py", "--session-id", "s1")
     assert with_id.stderr == "" and with_id.stdout.startswith("[SKELETON] src/app.py")
     assert tldrs(repo, "read", "src/app.py", "--full").stderr == ""  # asked for the plain file: nothing to say
+
+
+def test_several_symbols_and_a_word_no_symbol_has(make_repo):
+    """`--symbol` given twice reads both in one answer; a name no symbol has that the
+    file's text has (a settings key inside a body) reads the lines around where it
+    occurs, said as such; a name neither has is named with its did-you-mean, the
+    others read all the same. Real agents otherwise spent a call on each."""
+    body = "".join(f"    step_{i} = app.value({i})\n" for i in range(20))
+    source = (f"def configure(app):\n{body}    app.settings['session_store'] = 'cookie'\n{body}    return app\n\n\n"
+              "def other(x):\n    return x\n")
+    root = make_repo({"m.py": source})
+    text = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "session_store", check=True).stdout
+    lines = text.splitlines()
+    assert lines[0] == ("[SYMBOLS] m.py, as it is now: where session_store occurs (lines 18-26). No symbol is "
+                        "named 'session_store': shown where the word occurs.")
+    assert lines[1:] == [f"{n:6d}\t{source.splitlines()[n - 1]}" for n in range(18, 27)]
+    both = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "nosuch", "--symbol", "other",
+                 check=True).stdout.splitlines()
+    assert both[0].startswith("[SYMBOLS] m.py, as it is now: other (lines 46-47). No symbol named 'nosuch' in m.py")
+    assert both[1:] == ["    46\tdef other(x):", "    47\t    return x"]
+    neither = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "nosuch")
+    assert neither.returncode != 0 and "no symbol named 'nosuch'" in neither.stderr.lower()

@@ -391,16 +391,16 @@ class SymbolpackTools:
                                            present=frozenset(known or ()))
 
         parts, misses = self._run(read)
-        first = parts[0][1].response
+        first = parts[0][2].response
         if len(parts) == 1 and not misses:
             text = with_answer_id(first["text"], first, first.get("path"), bool(known), FRONT, None, known or ())
         else:
-            text = symbols_answer([(sym.id.split(":", 2)[-1], *operations.scope_of(result.response, sym),
-                                    result.response["text"], result.response) for sym, result in parts],
+            text = symbols_answer([(label, a, b, result.response["text"], result.response)
+                                   for label, (a, b), result in parts],
                                   first.get("path") or target, names, bool(known), FRONT, known or (), misses)
 
         def commit() -> None:
-            for _, result in parts:
+            for _, _, result in parts:
                 result.commit()
 
         return ToolAnswer(text, commit=commit)
