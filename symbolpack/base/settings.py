@@ -34,7 +34,7 @@ DEFAULT_TTL_SECONDS = 7 * 24 * 3600
 # a first whole-file read of a file under this many tokens is the file, not a skeleton:
 # measured with real agents (`tldrs ab`), a skeleton of a small file cost a drill-in call
 # that re-sends the whole context, more than the lines it saved
-DEFAULT_SMALL_FILE_TOKENS = 1500
+DEFAULT_SMALL_FILE_TOKENS = 4000
 # hosts cut a longer tool result (the agent lab and Claude Code at 25,000), and with it
 # the id at the end of an MCP answer: a whole-file answer stops short of that instead
 DEFAULT_MCP_MAX_ANSWER_CHARS = 24_000

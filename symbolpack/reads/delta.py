@@ -250,11 +250,13 @@ def _listed(names: Sequence[str], most: int = 12) -> str:
 
 
 def _where(numbers: Sequence[int]) -> str:
-    """` (line 7)`, ` (lines 7, 12-14)`; ` (lines removed)` when it only lost lines."""
+    """` (changed line 7)`, ` (changed lines 7, 12-14)`; ` (lines removed)` when it
+    only lost lines. ("req.range (lines 215-217)" for a function starting at 214 "looked
+    wrong until I saw it lists only the lines that changed", a real agent said.)"""
     runs = _line_runs(numbers)
     if not runs:
         return " (lines removed)"
-    return f" (line{'s' if len(runs) > 1 or '-' in runs[0] else ''} {_listed(runs, 6)})"
+    return f" (changed line{'s' if len(runs) > 1 or '-' in runs[0] else ''} {_listed(runs, 6)})"
 
 
 def _line_runs(numbers: Sequence[int]) -> list[str]:
@@ -401,7 +403,8 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
 def diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: Sequence[bool],
                   diff: UnifiedDiff) -> ReadOutcome:
     total = len(current.lines)
-    header = f"[DIFF] {request.path} changed ({old_total} -> {total} lines); unified diff against your copy:"
+    header = (f"[DIFF] {request.path} changed ({old_total} -> {total} lines); unified diff against your copy"
+              f"{request.hints.diff_base}:")
     text = header + ("\n" + diff.text if diff.text else "")
     response = response_of(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew

@@ -41,6 +41,7 @@ class Hints:
     has_symbol = True  # a marker can name a symbol to read (else it names lines only)
     delta_since = "since your last whole read of it"  # what a delta's "lines then" counts
     delta_edits = ""  # said of edits the model made that symbolpack did not see
+    diff_base = ""  # what a unified diff's "your copy" is, when that needs saying
 
     def delta_lengths(self, then: int, now: int) -> str:
         """A delta's file lengths, after `delta_since`."""
@@ -133,7 +134,12 @@ class McpHints(ToolHints):
     pack = "diff_context"
     separator = ", "
     delta_since = "since the answers you passed in known"
-    delta_edits = " Any edit you made since then is among these changes."
+    # real agents still checked their own edit's lines, shown as changed, by range: "they
+    # look the same as my copy" (symbolpack never sees a host's edit tool)
+    delta_edits = (" Lines you edited yourself since those answers show here as changed (your copy has them"
+                   " already: symbolpack does not see your edits).")
+    diff_base = (" (the answers you passed in known; an edit you made since then is in the diff as a change: "
+                 "symbolpack does not see your edits)")
 
     def delta_lengths(self, then: int, now: int) -> str:
         # "N lines then" counted the answers' lines, not the model's own edit after

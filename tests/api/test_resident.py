@@ -154,7 +154,8 @@ def _module(n: int, changed: int | None = None) -> str:
         step = "total += 2 * value" if i == changed else "total += value"
         name = f"work_{i}_edited" if i == changed else f"work_{i}"
         out.append(f"def {name}(values):\n    total = 0\n    for value in values:\n        {step}\n"
-                   f"        total -= 1\n        total *= 3\n    return total\n\n")
+                   f"        total -= 1\n        total *= 3\n        total //= 2\n        total += len(values)\n"
+                   f"    return total\n\n")
     return "\n".join(out)
 
 

@@ -235,7 +235,7 @@ def test_reads_are_per_context_and_hidden_lang_plugins(installed):
     assert c.read("big.py").startswith("[UNCHANGED]")
     (c.root / "big.py").write_text(module().replace("def func0(total):", "def func0(total, k=3):"))
     again = c.read("big.py")
-    assert again.startswith("[DELTA] big.py: changed since your last whole read of it (108 lines then, 108 now). Changed/new: func0 (line 1).")
+    assert again.startswith("[DELTA] big.py: changed since your last whole read of it (108 lines then, 108 now). Changed/new: func0 (changed line 1).")
     assert "k=3" in again
     assert c.read("small.py", symbol="tiny").splitlines()[-1].endswith("return 1")
 

@@ -153,7 +153,7 @@ def test_a_small_edit_in_a_long_body_the_agent_holds_is_a_window_not_the_body():
     assert text[3:5] == ["     3\tdef f0(x):", "... 4-24 unchanged"]
     assert text[5:18] == [f"{n:6d}\t" + lines[n - 1] for n in range(25, 38)] and text[11] == "    31\t    y28 = x * 10"
     assert text[18:] == ["... 38-258 unchanged"]
-    assert "Changed/new: f0 (line 31)." in text[0] and "Each change comes with the lines around it" in text[0]
+    assert "Changed/new: f0 (changed line 31)." in text[0] and "Each change comes with the lines around it" in text[0]
     assert agent.read(current(lines))["mode"] == "unchanged"  # the window and the markers left it whole
 
 
@@ -596,7 +596,7 @@ def test_a_function_removed_between_two_changes_neither_neighbour():
     r = agent.read(current(gone))
     assert r["mode"] == "delta", r["text"]
     header = r["text"].splitlines()[0]
-    assert "Changed/new: f4 (line 61)." in header and "Removed: f1." in header and "f0," not in header and "f2," not in header
+    assert "Changed/new: f4 (changed line 61)." in header and "Removed: f1." in header and "f0," not in header and "f2," not in header
     assert "... your lines 21-38 were removed here" in r["text"].splitlines()
 
 
@@ -670,7 +670,7 @@ def test_a_method_added_to_a_class_names_the_method_not_the_class():
     r = agent.read(current(added))
     assert r["mode"] == "delta", r["text"]
     header = r["text"].splitlines()[0]
-    assert "Changed/new: Box.added (lines 20-34)." in header and "Box," not in header and "Box.twin" not in header
+    assert "Changed/new: Box.added (changed lines 20-34)." in header and "Box," not in header and "Box.twin" not in header
     shown = [line for line in r["text"].splitlines()[1:] if "\t" in line]
     assert shown == [f"{n:>6}\t{added[n - 1]}" for n in range(20, 36)]
 
@@ -699,7 +699,7 @@ def test_a_method_added_above_a_twin_with_the_same_doc_leaves_the_twin_unchanged
     added = ["class Box {", *head, *method("crypto"), *method("verify"), "}"]
     r = agent.read(java(added), ReadRequest("m.java"))
     assert r["mode"] == "delta", r["text"]
-    assert "Changed/new: Box.crypto (lines 56-72)." in r["text"].splitlines()[0], r["text"]
+    assert "Changed/new: Box.crypto (changed lines 56-72)." in r["text"].splitlines()[0], r["text"]
     shown = [int(line.split("\t")[0]) for line in r["text"].splitlines()[1:] if "\t" in line]
     start = 2 + len(head)
     assert shown == list(range(start, start + 18)), r["text"]  # the doc, the method and the blank after it
@@ -745,7 +745,7 @@ def test_a_delta_names_changed_lines_outside_any_symbol():
     changed[20] += "  # touched"
     r = agent.read(current(changed))
     assert r["mode"] == "delta", r["text"]
-    assert r["text"].splitlines()[0].split(". ")[1:3] == ["Changed/new: f1 (line 21)", "Also changed outside any symbol: lines 1"]
+    assert r["text"].splitlines()[0].split(". ")[1:3] == ["Changed/new: f1 (changed line 21)", "Also changed outside any symbol: lines 1"]
 
 
 def test_a_changed_body_the_agent_read_in_part_is_changed_not_shown_whole():
@@ -757,7 +757,7 @@ def test_a_changed_body_the_agent_read_in_part_is_changed_not_shown_whole():
     r = agent.read(current(changed))
     assert r["mode"] == "delta", r["text"]
     header = r["text"].splitlines()[0]
-    assert "Changed/new: f0 (line 7)." in header and "shown whole" not in header, header
+    assert "Changed/new: f0 (changed line 7)." in header and "shown whole" not in header, header
     # the body comes back whole (it changed where the agent had it elided), the lines the
     # agent held among it too: the change's window
     assert r["text"].splitlines()[1:] == [f"{n:6d}\t{changed[n - 1]}" for n in range(1, 66)] + [

@@ -14,7 +14,7 @@ from symbolpack.evaluation.agentab.lab import apply_edit, cut_output, parse_edit
 
 APP = "".join(f"def f{k}(x):\n    y = x + {k}\n    z = y * 2  # twice the input and {k}, as the spec asks\n"
               f"    w = z - 1\n    v = w + y\n    return v * {k}\n\n\n"
-              for k in range(60))  # 480 lines, over 1,500 tokens, bodies most of them: a first read is a skeleton
+              for k in range(100))  # 800 lines, over 4,000 tokens, bodies most of them: a first read is a skeleton
 
 
 @pytest.fixture
@@ -85,10 +85,10 @@ def test_a_conflicting_push_wins_its_hunk_and_is_reported(history, tmp_path):
 def test_the_plain_arm_reads_like_claude_codes_read(episode, tmp_path):
     run = setup(str(episode), "plain", str(tmp_path / "run"))
     out = run_command(run, ["read", "app.py", "--offset", "4", "--limit", "2"])
-    assert out == "     4\t    w = z - 1\n     5\t    v = w + y\n[showed lines 4-5 of 480]\n"
+    assert out == "     4\t    w = z - 1\n     5\t    v = w + y\n[showed lines 4-5 of 800]\n"
     whole = run_command(run, ["read", "notes.txt"])
     assert whole == "     1\talpha\n     2\tbeta\n"
-    assert run_command(run, ["read", "app.py", "--offset", "600"]).startswith("Error: offset 600 is past the end")
+    assert run_command(run, ["read", "app.py", "--offset", "900"]).startswith("Error: offset 900 is past the end")
     assert run_command(run, ["read", "../outside"]).startswith("Error: ../outside is outside the repository")
     assert run_command(run, ["read", "app.py", "--limit", "x"]).startswith("Error: --limit takes a whole number")
 
@@ -96,7 +96,7 @@ def test_the_plain_arm_reads_like_claude_codes_read(episode, tmp_path):
 def test_the_symbolpack_arm_answers_with_tldrs_against_every_earlier_answer(episode, tmp_path):
     run = setup(str(episode), "symbolpack", str(tmp_path / "run"))
     first = run_command(run, ["read", "app.py"])
-    assert first.startswith("[SKELETON] app.py: 480 lines.")
+    assert first.startswith("[SKELETON] app.py: 800 lines.")
     again = run_command(run, ["read", "app.py"])
     assert again == "[UNCHANGED] app.py: exactly as you already have it from your earlier reads.\n"
     run_command(run, ["edit", "app.py"], "<<<<<<< OLD\ndef f1(x):\n=======\ndef f1(x, extra=0):\n>>>>>>> NEW\n")
@@ -116,7 +116,7 @@ def test_the_mcp_arm_is_read_file_with_the_ids_the_model_passes_back(episode, tm
     prompt = lab.prompt_for(run)
     assert "read 'JSON'" in prompt and "known=[...]" in prompt and "read FILE [--offset N]" not in prompt
     first = run_command(run, ["read", '{"path": "app.py"}'])
-    assert first.startswith("[SKELETON] app.py: 480 lines.") and 'elided: symbol="f0"' in first
+    assert first.startswith("[SKELETON] app.py: 800 lines.") and 'elided: symbol="f0"' in first
     ident = first.rstrip("\n").rsplit("[answer ", 1)[1].split("]")[0]
     assert first.rstrip("\n").endswith(f'[answer {ident}] To read app.py again, pass known=["{ident}"] (and the '
                                        f'ids of later answers about it you still see).')
@@ -148,7 +148,7 @@ def test_edits_are_claude_codes_edit_all_or_nothing(episode, tmp_path):
     missing = run_command(run, ["edit", "app.py"], "<<<<<<< OLD\nnot there\n=======\nx\n>>>>>>> NEW\n")
     assert missing == "edit refused: old text not found; file unchanged\n"
     twice = run_command(run, ["edit", "app.py"], "<<<<<<< OLD\n    return v\n=======\nx\n>>>>>>> NEW\n")
-    assert twice.startswith("edit refused: old text occurs 60 times")
+    assert twice.startswith("edit refused: old text occurs 100 times")
     assert run_command(run, ["edit", "app.py"], "garbage").startswith("edit refused: give blocks")
     assert (run / "repo" / "app.py").read_text() == APP
     assert json.loads((run / "state.json").read_text())["refused_edits"] == 3
