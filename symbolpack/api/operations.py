@@ -354,6 +354,7 @@ def read_symbols(
     policy: ReadPolicy = ReadPolicy(),
     present: Sequence[str] | AbstractSet[str] | None = None,
     front: str | None = None,
+    lines_too: tuple[int | None, int | None] = (None, None),
 ) -> tuple[list[tuple[str, tuple[int, int], ReadResult]], list[str]]:
     """Several symbols of one file read whole, as one call: what each of *names* names
     (a name several definitions share, such as a method's overloads, is all of them:
@@ -365,6 +366,8 @@ def read_symbols(
     A name no symbol has that the file's text has (a setting, a key, a constant
     inside a body) reads the lines around where it occurs (`OCCURRENCES_SHOWN` of
     them, `OCCURRENCE_CONTEXT` lines each side): real agents then read them by range.
+    *lines_too*: an offset and limit asked for in the same call, read as one more part
+    (a real agent that passed both got the symbol alone, and read the range again).
     Nothing is committed: the caller commits every result once the answer is out.
     Returns (label, lines, result) per part and, per name that names nothing, why
     (one name alone that names nothing anywhere is an error, as for `read_file`)."""
@@ -401,6 +404,11 @@ def read_symbols(
             span = (sym.lines[0], sym.lines[1])
             scopes.setdefault(span, sym.id.split(":", 2)[-1])
             symbol_of.setdefault(span, sym.id.split(":", 2)[-1])
+    if lines_too != (None, None):
+        span = resolve_scope(len(lines), lines_too[0], lines_too[1], hints) or (1, max(len(lines), 1))
+        scopes.setdefault(span, f"lines {span[0]}-{span[1]}")
+    if not scopes:
+        raise NotFound("; ".join(misses))
     ordered = sorted(scopes, key=lambda span: (span[0], -span[1]))
     outermost = [s for s in ordered if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in ordered)]
     out: list[tuple[str, tuple[int, int], ReadResult]] = []

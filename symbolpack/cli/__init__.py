@@ -178,8 +178,9 @@ def cmd_read(args) -> int:
             raise _user_error("--known and --present are two ways to name what the model holds: give one")
         present = present_ids(args.present) if known is None else frozenset(known)
         names = args.symbol or []
-        if names and args.format == "text" and not args.answer_id:  # a symbol is read whole, --limit or not
-            return _read_symbols(ws, path, session_id, names, policy, present, known, args.front)
+        if names and args.format == "text" and not args.answer_id:  # symbols whole, and --offset/--limit too
+            return _read_symbols(ws, path, session_id, names, policy, present, known, args.front,
+                                 (args.offset, args.limit))
         if len(names) > 1:
             raise _user_error("several --symbol in one read answer as text only, without --answer-id")
         result = read_file(ws, path, session_id, offset=args.offset, limit=args.limit,
@@ -205,14 +206,15 @@ def cmd_read(args) -> int:
     return result.exit_code
 
 
-def _read_symbols(ws, path, session_id, names, policy, present, known, front) -> int:
+def _read_symbols(ws, path, session_id, names, policy, present, known, front, lines_too) -> int:
     """`tldrs read PATH --symbol A [--symbol B ...]`: each symbol whole, in one answer
     (`operations.read_symbols`); one symbol answers as a plain drill-in does. The
     caller closes *ws*."""
     from ..api.operations import read_symbols
     from ..reads.hints import symbols_answer, with_answer_id
 
-    parts, misses = read_symbols(ws, path, session_id, names, policy=policy, present=present, front=front)
+    parts, misses = read_symbols(ws, path, session_id, names, policy=policy, present=present, front=front,
+                                 lines_too=lines_too)
     if len(parts) == 1 and not misses:
         response = parts[0][2].response
         text = response["text"]

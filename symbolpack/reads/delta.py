@@ -161,8 +161,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     for i in range(1, total + 1):
         if mapped[i] is None and i not in in_gaps and owner[i] is not None and new[i - 1].strip():
             new_in.setdefault(owner[i].id, []).append(i)
-    changed = sorted({s.qualname + _where(new_in.get(s.id, ())) for s in current.symbols or ()
-                      if s.id in dirty and s.id not in unseen | whole})
+    changed = sorted({s.qualname + _where(new_in.get(s.id, ()), new, _all_new(s, owner, mapped, new, total))
+                      for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
               f"{request.hints.delta_lengths(copy.length, total)}.")
     if changed:
@@ -249,14 +249,31 @@ def _listed(names: Sequence[str], most: int = 12) -> str:
     return ", ".join(names[:most]) + ("..." if len(names) > most else "")
 
 
-def _where(numbers: Sequence[int]) -> str:
-    """` (changed line 7)`, ` (changed lines 7, 12-14)`; ` (lines removed)` when it
-    only lost lines. ("req.range (lines 215-217)" for a function starting at 214 "looked
-    wrong until I saw it lists only the lines that changed", a real agent said.)"""
-    runs = _line_runs(numbers)
+def _where(numbers: Sequence[int], lines: Sequence[str], new: bool = False) -> str:
+    """` (changed line 7)`, ` (changed lines 7, 12-14)` (runs apart by blank lines only
+    are one), ` (new)` for a symbol none of whose lines the agent had; ` (lines
+    removed)` when it only lost lines. ("req.range (lines 215-217)" for a function
+    starting at 214 "looked wrong until I saw it lists only the lines that changed",
+    and a new function's lines listed in pieces read as odd, real agents said.)"""
+    from ..base.linediff import is_blank
+
+    if new:
+        return " (new)"
+    filled: list[int] = []
+    for n in numbers:
+        if filled and all(is_blank(lines[k - 1]) for k in range(filled[-1] + 1, n)):
+            filled.extend(range(filled[-1] + 1, n))
+        filled.append(n)
+    runs = _line_runs(filled)
     if not runs:
         return " (lines removed)"
     return f" (changed line{'s' if len(runs) > 1 or '-' in runs[0] else ''} {_listed(runs, 6)})"
+
+
+def _all_new(symbol, owner, mapped, lines: Sequence[str], total: int) -> bool:
+    """None of *symbol*'s own lines stands for a line of the agent's copy."""
+    own = [i for i in range(symbol.lines[0], min(symbol.lines[1], total) + 1) if owner[i] is symbol]
+    return bool(own) and all(mapped[i] is None for i in own)
 
 
 def _line_runs(numbers: Sequence[int]) -> list[str]:

@@ -306,9 +306,10 @@ def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict]], path: str, 
     response) in source order;
     *asked*: the names the model passed; *misses*: why names among them named nothing."""
     hints = hints_for(front)
-    listing = ", ".join(f"{ident} (lines {start}-{end})" for ident, start, end, _, _ in parts)
-    more = [] if misses else [ident for ident, *_ in parts if ident not in asked]
-    if misses:  # lines where a name occurs among them: not "symbols, whole"
+    listing = ", ".join(ident if ident.startswith("lines ") else f"{ident} (lines {start}-{end})"
+                        for ident, start, end, _, _ in parts)
+    more = [] if misses else [ident for ident, *_ in parts if ident not in asked and not ident.startswith("lines ")]
+    if misses or any(ident.startswith("lines ") for ident, *_ in parts):  # not only symbols: not "symbols, whole"
         head = f"[SYMBOLS] {path}, as it is now: {listing}."
     elif len(parts) > 1:
         head = f"[SYMBOLS] {path}: {len(parts)} symbols, each whole, as it is now: {listing}."

@@ -690,3 +690,17 @@ def test_no_answer_speaks_the_cli(make_repo):
     flag, command = re.compile(r"--[a-z]"), "tldrs "
     offending = [t for t in RECORDED + texts if flag.search(t) or command in t]
     assert offending == [], "\n---\n".join(offending)[:4000]
+
+
+def test_symbols_and_a_range_in_one_call(repo):
+    """symbols=[...] with offset/limit reads the range too, as one more part of the same
+    answer (a real agent that passed both got the symbol alone and read the range again)."""
+    async def script(s: ClientSession):
+        return text_of(await s.call_tool("read_file", {"path": "app.py", "symbols": ["func4"], "offset": 90,
+                                                       "limit": 3}))
+
+    both = with_session(repo, script)
+    lines = both.splitlines()
+    assert lines[0] == "[SYMBOLS] app.py, as it is now: func4 (lines 73-88), lines 90-92."
+    assert [line for line in lines if line.startswith("[answer ")][1].endswith(": lines 90-92, as they are now]")
+    assert "    90\tdef func5(total):" in lines and "    73\tdef func4(total):" in lines

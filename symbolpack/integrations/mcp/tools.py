@@ -365,8 +365,8 @@ class SymbolpackTools:
         from ...reads.read import ReadPolicy
 
         names = ([symbol] if symbol else []) + list(symbols or ())
-        if names:  # a symbol is read whole, offset and limit or not (a refusal cost real agents a call)
-            return self._read_symbols(target, names, known, session)
+        if names:  # symbols whole, and the lines offset/limit name as one more part
+            return self._read_symbols(target, names, known, session, (offset, limit))
 
         def read(ws: Workspace) -> Any:
             policy = ReadPolicy(max_answer_chars=ws.settings.mcp_max_answer_chars or None)
@@ -379,7 +379,8 @@ class SymbolpackTools:
         return ToolAnswer(with_answer_id(response["text"], response, response.get("path"), bool(known), FRONT, why,
                                          known or ()), commit=result.commit)
 
-    def _read_symbols(self, target: str, names: list[str], known: list[str] | None, session: str) -> ToolAnswer:
+    def _read_symbols(self, target: str, names: list[str], known: list[str] | None, session: str,
+                      lines_too: tuple[int | None, int | None]) -> ToolAnswer:
         """Each symbol *names* name, whole, in one answer (`operations.read_symbols`)."""
         from ...api import operations
         from ...reads.hints import symbols_answer, with_answer_id
@@ -388,7 +389,7 @@ class SymbolpackTools:
         def read(ws: Workspace) -> Any:
             policy = ReadPolicy(max_answer_chars=ws.settings.mcp_max_answer_chars or None)
             return operations.read_symbols(ws, target, session, names, policy=policy, front=FRONT,
-                                           present=frozenset(known or ()))
+                                           present=frozenset(known or ()), lines_too=lines_too)
 
         parts, misses = self._run(read)
         first = parts[0][2].response
