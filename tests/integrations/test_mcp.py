@@ -703,4 +703,4 @@ def test_symbols_and_a_range_in_one_call(repo):
     lines = both.splitlines()
     assert lines[0] == "[SYMBOLS] app.py, as it is now: func4 (lines 73-88), lines 90-92."
     assert [line for line in lines if line.startswith("[answer ")][1].endswith(": lines 90-92, as they are now]")
-    assert "    90\tdef func5(total):" in lines and "    73\tdef func4(total):" in lines
+    assert "    91\tdef func5(total):" in lines and "    73\tdef func4(total):" in lines
