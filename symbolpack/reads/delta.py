@@ -125,6 +125,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # removed below it
     dirty: set[str] = set()
     for group in points:
+        if len(group) == 2 and all(t is not None and not t.strip() for t in old[mapped[group[0]] + 1:mapped[group[1]]]):
+            continue  # only blank lines went ("res.sendFile: lines removed" for a blank line, a real agent doubted)
         first = owner[group[0]]
         if first is not None and (first is owner[group[-1]] if len(group) > 1 else bool(new[group[0] - 1].strip())):
             dirty.add(first.id)

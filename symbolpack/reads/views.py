@@ -175,6 +175,14 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     inside a run of shown lines too when *sources* (new line -> the copy line it is)
     says where (a window around a change shows the lines after a removal)."""
     out: list[str] = []
+    arrived = {lines[n - 1] for n in fresh if 0 < n <= len(lines)}
+
+    def moved(first: int, last: int) -> bool:
+        # each line of the run is a line the file has anew elsewhere: it moved, it did
+        # not go ("your lines 41-42 are gone" for a class moved up: a real agent re-read)
+        texts = [old[k] for k in range(first, last + 1) if old is not None and k < len(old)]
+        return bool(texts) and all(t is not None for t in texts) and all(t in arrived for t in texts if t.strip())
+
     i = 0
     after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source
     last_source: int | None = None  # the last copy line a run vouched for, across shown lines
@@ -192,7 +200,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 # (not when each line gone is one these shown lines have: the copy held it at
                 # two numbers, and "gone" beside it read as a line lost, real agents said)
                 if src - (last_source or 0) - 1 > shown_since and all(k in gone for k in went) and not all(
-                        old is not None and k < len(old) and old[k] in lines[seg.start - 1:n] for k in went):
+                        old is not None and k < len(old) and old[k] in lines[seg.start - 1:n] for k in went) \
+                        and not moved(went[0], went[-1]):
                     out.extend(numbered(lines, start, n - 1))
                     out.append(removed_marker(went[0], went[-1], old, gone=True))
                     start = n
@@ -206,12 +215,13 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             after = last_source = None
             i += 1
             continue
-        if after is not None and after[0] + 1 == seg.start and seg.source > after[1] + 1:
+        if after is not None and after[0] + 1 == seg.start and seg.source > after[1] + 1 \
+                and not moved(after[1] + 1, seg.source - 1):
             # lines of the copy removed between two runs it still has: said, not left to be inferred
             # from the jump in "were" numbers (real models doubted the mapping there)
             out.append(removed_marker(after[1] + 1, seg.source - 1, old))
         elif last_source is not None and seg.source - last_source - 1 > shown_since and all(
-                n in gone for n in range(last_source + 1, seg.source)):
+                n in gone for n in range(last_source + 1, seg.source)) and not moved(last_source + 1, seg.source - 1):
             # more lines of the copy gone than lines shown in their place, none vouched for
             # anywhere: said (res.send's removed block beside its changed lines: real models
             # looked for it); a line changed in place says nothing more

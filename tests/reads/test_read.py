@@ -791,3 +791,23 @@ def test_a_block_removed_beside_a_changed_line_is_said():
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
     r = agent.read(current(again))
     assert not any("are gone" in line for line in r["text"].splitlines()), r["text"]
+
+
+def test_lines_that_moved_are_not_called_gone():
+    """A block moved up (typer's MarkupMode): the delta shows it where it is now and does
+    not call its old lines gone (a real agent re-read to find the 'gone' class)."""
+    lines = py_lines(body=60)
+    block = ["MARKUP_MODE = 'rich'", "MARKUP_STRICT = True"]
+    old = lines[:130] + block + lines[130:]
+    agent = Agent(NO_DIFF)
+    agent.read(current(old), ReadRequest("m.py", offset=1, limit=len(old)))
+    new = lines[:2] + block + lines[2:]
+    r = agent.read(current(new))
+    assert r["mode"] == "delta", r["text"]
+    assert "gone" not in r["text"] and "removed" not in r["text"], r["text"]
+    assert "     3\tMARKUP_MODE = 'rich'" in r["text"].splitlines()
+    # a block that went for good is still said
+    agent = Agent(NO_DIFF)
+    agent.read(current(old), ReadRequest("m.py", offset=1, limit=len(old)))
+    r = agent.read(current(lines))
+    assert any(line.startswith("... your lines 131-132 were removed here") for line in r["text"].splitlines()), r["text"]
