@@ -134,12 +134,11 @@ class McpHints(ToolHints):
     pack = "diff_context"
     separator = ", "
     delta_since = "since the answers you passed in known"
-    # real agents still checked their own edit's lines, shown as changed, by range: "they
-    # look the same as my copy" (symbolpack never sees a host's edit tool)
-    delta_edits = (" Lines you edited yourself since those answers show here as changed (your copy has them"
-                   " already: symbolpack does not see your edits).")
-    diff_base = (" (the answers you passed in known; an edit you made since then is in the diff as a change: "
-                 "symbolpack does not see your edits)")
+    # symbolpack never sees a host's edit tool: its own edits are changes to the answers it
+    # passed. Real agents checked such lines by range ("they look the same as my copy"), and
+    # found "symbolpack does not see your edits" cryptic: the plain words are these
+    delta_edits = " Your own edits since those answers are among these changes, shown as they are now."
+    diff_base = " (what the answers you passed in known showed; your own edits since then are in it as changes)"
 
     def delta_lengths(self, then: int, now: int) -> str:
         # "N lines then" counted the answers' lines, not the model's own edit after
