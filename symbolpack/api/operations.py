@@ -355,7 +355,7 @@ def read_symbols(
     present: Sequence[str] | AbstractSet[str] | None = None,
     front: str | None = None,
     lines_too: tuple[int | None, int | None] = (None, None),
-) -> tuple[list[tuple[str, tuple[int, int], ReadResult]], list[str]]:
+) -> tuple[list[tuple[str, tuple[int, int], ReadResult, int | None]], list[str]]:
     """Several symbols of one file read whole, as one call: what each of *names* names
     (a name several definitions share, such as a method's overloads, is all of them:
     `lookup.resolve_all`), in source order, a part inside another one read here left
@@ -369,9 +369,12 @@ def read_symbols(
     *lines_too*: an offset and limit asked for in the same call, read as one more part
     (a real agent that passed both got the symbol alone, and read the range again).
     Nothing is committed: the caller commits every result once the answer is out.
-    Returns (label, lines, result) per part and, per name that names nothing, why
+    Returns (label, lines, result, the line a symbol is declared on when its lines start
+    above it: real agents confirmed line numbers with a range read) per part and, per
+    name that names nothing, why
     (one name alone that names nothing anywhere is an error, as for `read_file`)."""
     from ..engine.lookup import resolve_all
+    from ..reads.skeleton import _header_line
 
     hints = hints_for(front)
     target = os.fspath(path)
@@ -385,6 +388,7 @@ def read_symbols(
     lines = split_text_lines(source.text)
     scopes: dict[tuple[int, int], str] = {}  # lines -> what the header calls them
     symbol_of: dict[tuple[int, int], str] = {}
+    declared: dict[tuple[int, int], int] = {}  # a symbol's declaration line, when its lines start above it
     misses: list[str] = []
     for name in names:
         try:
@@ -404,6 +408,7 @@ def read_symbols(
             span = (sym.lines[0], sym.lines[1])
             scopes.setdefault(span, sym.id.split(":", 2)[-1])
             symbol_of.setdefault(span, sym.id.split(":", 2)[-1])
+            declared.setdefault(span, _header_line(lines, sym))
     if lines_too != (None, None):
         span = resolve_scope(len(lines), lines_too[0], lines_too[1], hints) or (1, max(len(lines), 1))
         scopes.setdefault(span, f"lines {span[0]}-{span[1]}")
@@ -411,7 +416,7 @@ def read_symbols(
         raise NotFound("; ".join(misses))
     ordered = sorted(scopes, key=lambda span: (span[0], -span[1]))
     outermost = [s for s in ordered if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in ordered)]
-    out: list[tuple[str, tuple[int, int], ReadResult]] = []
+    out: list[tuple[str, tuple[int, int], ReadResult, int | None]] = []
     given: list[str] = []
     for span in outermost:
         if present is None:
@@ -429,7 +434,9 @@ def read_symbols(
         if result.response.get("answer_id"):
             given.append(result.response["answer_id"])
         scope = result.response.get("scope")
-        out.append((scopes[span], (scope["start"], scope["end"]) if scope else span, result))
+        lines_given = (scope["start"], scope["end"]) if scope else span
+        line = declared.get(span)
+        out.append((scopes[span], lines_given, result, line if line is not None and line > lines_given[0] else None))
     return out, misses
 
 

@@ -211,26 +211,18 @@ def _read_symbols(ws, path, session_id, names, policy, present, known, front, li
     (`operations.read_symbols`); one symbol answers as a plain drill-in does. The
     caller closes *ws*."""
     from ..api.operations import read_symbols
-    from ..reads.hints import symbols_answer, with_answer_id
+    from ..reads.hints import symbols_read_answer
 
     parts, misses = read_symbols(ws, path, session_id, names, policy=policy, present=present, front=front,
                                  lines_too=lines_too)
-    if len(parts) == 1 and not misses:
-        response = parts[0][2].response
-        text = response["text"]
-        if known is not None:
-            text = with_answer_id(text, response, response.get("path"), bool(known), front, None, known)
-    else:
-        text = symbols_answer([(label, a, b, result.response["text"], result.response)
-                               for label, (a, b), result in parts],
-                              parts[0][2].response.get("path") or path, names, bool(known), front, known or (),
-                              misses)
+    text = symbols_read_answer([(label, span, result.response, line) for label, span, result, line in parts],
+                               misses, path, names, known, front)
     sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))
     sys.stdout.flush()  # raises if the reader is gone: then the answers stay uncommitted
-    for _, _, result in parts:
+    for _, _, result, _ in parts:
         result.commit()
     ws.maybe_gc()
-    return max(result.exit_code for _, _, result in parts)
+    return max(result.exit_code for _, _, result, _ in parts)
 
 
 # `tldrs read`'s options, read by both the argparse parser and the start-up fast

@@ -260,7 +260,7 @@ _WHOLE_BECAUSE = {
 
 
 def with_answer_id(text: str, response: dict, path: str | None, knew: bool, front: str | Hints | None = None,
-                   fallback: str | None = None, passed: Sequence[str] = ()) -> str:
+                   fallback: str | None = None, passed: Sequence[str] = (), declared: str = "") -> str:
     """*text* ending with the line that names its answer for a model that passes ids
     back (MCP's `known`, `tldrs read --known`): `[answer ID]`, with `; relies on ...`
     the answers it vouches from. The first answer about a file (*knew* false) says how
@@ -269,7 +269,8 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     whole-file answer) says so first. Ids *passed* that this answer neither relies on
     nor carries are named as not needed: a model that passed four ids and saw three
     relied on wondered whether the fourth's lines still held. An answer kept under no
-    id is left as it is."""
+    id is left as it is. *declared*: where the symbol read is declared ("f declared on
+    line 12"), said beside its lines when they start above it (a doc comment)."""
     ident = response.get("answer_id")
     if not ident:
         return text
@@ -278,15 +279,15 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     # a range always comes back whole: say so, or a model that passed ids expects a marker
     mode = response.get("mode")
     whole_again = knew and mode == "full" and not scope
-    what = (f": lines {scope['start']}-{scope['end']}, as they are now" if scope and mode == "range" else
-            ": the whole file, as it is now" if whole_again else "")
+    what = (f": lines {scope['start']}-{scope['end']}, as they are now{'; ' + declared if declared else ''}"
+            if scope and mode == "range" else ": the whole file, as it is now" if whole_again else "")
     carry = response.get("known_next") or [ident]
     spare = [i for i in dict.fromkeys(passed) if i not in leans and i not in carry]
     line = (f"[answer {ident}{what}" + (f"; relies on {', '.join(leans)}" if leans else "")
             + (f"; not needed: {', '.join(spare)} (later answers cover it, or it is not about this file)"
                if spare else "") + "]")
     if not knew and path:
-        line += (f" To read {path} again, pass {hints_for(front).pass_back(ident)} (and the ids of later answers "
+        line += (f" To read {path} again, pass {hints_for(front).pass_back(ident)} (and the ids of other answers "
                  f"about it you still see).")
     elif knew:  # the model's copy may rest on earlier answers too: they go with it
         line += f" Next read of this file: {hints_for(front).pass_back(*carry)}"
@@ -295,18 +296,18 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     return f"{text.rstrip(chr(10))}\n{line}"
 
 
-def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict]], path: str, asked: Sequence[str], knew: bool,
+def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict, str]], path: str, asked: Sequence[str], knew: bool,
                    front: str | Hints | None = None, passed: Sequence[str] = (), misses: Sequence[str] = ()) -> str:
     """Several symbols read in one call (`api.operations.read_symbols`) as one answer:
     a header that names each one and its lines (a name shared by overloads says so:
     "more than asked for" unsaid confused real models), then each symbol's lines,
     each closed by its own answer id when it has one, and one line naming what the
     next read passes. *parts*: (local id or what the lines are, start, end, text,
-    response) in source order;
+    response, ", declared on N" or "") in source order;
     *asked*: the names the model passed; *misses*: why names among them named nothing."""
     hints = hints_for(front)
-    listing = ", ".join(ident if ident.startswith("lines ") else f"{ident} (lines {start}-{end})"
-                        for ident, start, end, _, _ in parts)
+    listing = ", ".join(ident if ident.startswith("lines ") else f"{ident} (lines {start}-{end}{where})"
+                        for ident, start, end, _, _, where in parts)
     more = [] if misses else [ident for ident, *_ in parts if ident not in asked and not ident.startswith("lines ")]
     if misses or any(ident.startswith("lines ") for ident, *_ in parts):  # not only symbols: not "symbols, whole"
         head = f"[SYMBOLS] {path}, as it is now: {listing}."
@@ -322,14 +323,17 @@ def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict]], path: str, 
         head += " " + "; ".join(m[:1].upper() + m[1:] for m in misses) + "."
     out = [head]
     ids: list[str] = []
-    for ident, start, end, text, response in parts:
+    for ident, start, end, text, response, _ in parts:
         answer = response.get("answer_id")
         body = text.rstrip("\n")
         if answer:
             ids.append(answer)
             body += f"\n[answer {answer}: lines {start}-{end}, as they are now]"
         out.append(body)
-    if ids:
+    if ids and not knew:  # asked without ids: the answers it holds from before (a skeleton) still count
+        out.append(f"To read {path} again, pass {hints.pass_back(*ids)} (and the ids of other answers about it you "
+                   f"still see).")
+    elif ids:
         carry = parts[-1][4].get("known_next") or ids
         spare = [i for i in dict.fromkeys(passed) if i not in carry]
         line = f"Next read of this file: {hints.pass_back(*carry)}"
@@ -337,3 +341,22 @@ def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict]], path: str, 
             line += f" (not needed: {', '.join(spare)}: later answers cover it, or it is not about this file)"
         out.append(line)
     return "\n".join(out)
+
+
+def symbols_read_answer(parts: Sequence[tuple[str, tuple[int, int], dict, int | None]], misses: Sequence[str],
+                        path: str, asked: Sequence[str], known: Sequence[str] | None,
+                        front: str | Hints | None = None) -> str:
+    """The text of a read of symbols (`api.operations.read_symbols`: (label, lines,
+    response, declaration line) per part): one part alone as a drill-in answers, its id
+    line naming where the symbol is declared; several under one header
+    (`symbols_answer`). *known*: the ids the model passed (None: a front that passes
+    none, and no id line)."""
+    if len(parts) == 1 and not misses:
+        label, _, response, line = parts[0]
+        if known is None:
+            return response["text"]
+        return with_answer_id(response["text"], response, response.get("path"), bool(known), front, None, known,
+                              f"{label} declared on line {line}" if line else "")
+    return symbols_answer([(label, a, b, response["text"], response, f", declared on {line}" if line else "")
+                           for label, (a, b), response, line in parts],
+                          parts[0][2].get("path") or path, asked, bool(known), front, known or (), misses)

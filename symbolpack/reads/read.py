@@ -466,6 +466,9 @@ def _shown_where_held(segments, held: Sequence[bool]) -> list[Segment]:
                         for k in range(n, m + 1):
                             held[k] = True
                     n = m + 1
+        # what is left hidden of a body shown in part is named by its lines: `symbol=` there
+        # reads the whole body, and a real agent could not tell whether it would
+        split = seg.kind == "elided" and any(held[n] for n in range(seg.start, seg.end + 1))
         n = seg.start
         while n <= seg.end:
             m = n
@@ -475,7 +478,8 @@ def _shown_where_held(segments, held: Sequence[bool]) -> list[Segment]:
             if out and out[-1].kind == kind == "shown" and out[-1].end + 1 == n:
                 out[-1] = out[-1]._replace(end=m)
             else:
-                out.append(seg._replace(kind=kind, start=n, end=m, symbol=None if kind == "shown" else seg.symbol))
+                out.append(seg._replace(kind=kind, start=n, end=m,
+                                        symbol=None if kind == "shown" or split else seg.symbol))
             n = m + 1
     return out
 

@@ -69,3 +69,16 @@ def claude_binary() -> Path:
     if not binary.exists():
         raise RuntimeError(f"the pinned Claude Code has no binary at {binary}")
     return binary
+
+
+# The scenarios' files are 1,500-4,000 tokens: under the default `small_file_tokens`
+# (4,000) their first reads would be whole files. The scenarios test what each host's
+# record proves the model holds, skeletons and their drill-ins included, so each project
+# keeps the threshold they were written for in its pyproject.toml, which symbolpack reads
+# whatever environment a host gives the processes it starts (Codex passes MCP servers few
+# variables).
+SCENARIO_PYPROJECT = "[tool.symbolpack]\nsmall_file_tokens = 1500\n"
+
+
+def keep_scenario_threshold(proj) -> None:
+    (proj / "pyproject.toml").write_text(SCENARIO_PYPROJECT)

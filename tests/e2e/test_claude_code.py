@@ -73,6 +73,7 @@ class Lab:
         self.home.mkdir(parents=True)
         self.proj = root / "proj"
         self.proj.mkdir()
+        clients.keep_scenario_threshold(self.proj)
         (self.proj / "app.py").write_text(APP)
         (self.proj / "notes.txt").write_text(NOTES)
         env = self.git_env()

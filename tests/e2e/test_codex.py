@@ -63,6 +63,7 @@ class Lab:
         self.home.mkdir(parents=True)
         self.proj = root / "proj"
         self.proj.mkdir()
+        clients.keep_scenario_threshold(self.proj)
         (self.proj / "app.py").write_text(APP)
         subprocess.run(["git", "init", "-q"], cwd=self.proj, check=True)
         self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "LANG": "C.UTF-8",

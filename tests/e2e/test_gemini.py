@@ -63,6 +63,7 @@ class Lab:
         (self.home / ".gemini").mkdir(parents=True)
         self.proj = root / "proj"
         (self.proj / ".gemini").mkdir(parents=True)
+        clients.keep_scenario_threshold(self.proj)
         subprocess.run(["git", "init", "-q"], cwd=self.proj, check=True)
         self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "LANG": "C.UTF-8",
                     "XDG_STATE_HOME": str(root / "state"), "NO_COLOR": "1"}

@@ -87,7 +87,7 @@ def test_re_reads_lean_only_on_the_known_ids_passed(inspector, project, tmp_path
     first = read()
     assert first.startswith("[SKELETON] app.py") and 'elided: symbol="func0"' in first
     ident = answer_id(first)
-    assert first.endswith(f'[answer {ident}] To read app.py again, pass known=["{ident}"] (and the ids of later '
+    assert first.endswith(f'[answer {ident}] To read app.py again, pass known=["{ident}"] (and the ids of other '
                           f'answers about it you still see).')
     again = read(ident)
     assert again == (f"[UNCHANGED] app.py: exactly as you already have it from your earlier reads.\n"

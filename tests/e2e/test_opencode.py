@@ -132,6 +132,7 @@ class Lab:
         self.proj = root / "proj"
         for d in (self.home, self.proj):
             d.mkdir(parents=True)
+        clients.keep_scenario_threshold(self.proj)
         self.versions: dict[str, str] = {}  # sha256 -> text, every version of a file the test saw
         self.before: dict[str, str] = {}  # an own edit's call id -> its file's text before it
         self.write("ledger.py", LEDGER)

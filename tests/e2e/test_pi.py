@@ -147,6 +147,7 @@ class Lab:
         self.proj = root / "proj"
         for d in (self.home, self.agent, self.sessions, self.proj):
             d.mkdir(parents=True)
+        clients.keep_scenario_threshold(self.proj)
         self.versions: dict[str, str] = {}  # sha256 -> text, every version ledger.py (and notes.py) had
         self.before: dict[str, str] = {}  # an own edit's tool call id -> the file's text before it
         self.status = ""  # what /symbolpack-status said

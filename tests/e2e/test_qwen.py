@@ -85,6 +85,7 @@ class Lab:
         self.home.mkdir(parents=True)
         self.proj = root / "proj"
         self.proj.mkdir()
+        clients.keep_scenario_threshold(self.proj)
         self.app = str(self.proj / "app.py")
         Path(self.app).write_text(APP)
         subprocess.run(["git", "init", "-q"], cwd=self.proj, check=True)

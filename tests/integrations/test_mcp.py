@@ -704,3 +704,18 @@ def test_symbols_and_a_range_in_one_call(repo):
     assert lines[0] == "[SYMBOLS] app.py, as it is now: func4 (lines 73-88), lines 90-92."
     assert [line for line in lines if line.startswith("[answer ")][1].endswith(": lines 90-92, as they are now]")
     assert "    91\tdef func5(total):" in lines and "    73\tdef func4(total):" in lines
+
+
+def test_a_symbol_read_names_its_declaration_line_when_a_comment_leads(make_repo):
+    """A symbol's lines start at its doc comment; the id line says where it is declared
+    (real agents confirmed a function's line with a range read)."""
+    root = make_repo({"doc.py": "import os\n\n\n# The helper.\n# It helps.\ndef helper(x):\n    return x\n"})
+
+    async def script(s: ClientSession):
+        return text_of(await s.call_tool("read_file", {"path": "doc.py", "symbol": "helper"}))
+
+    answer = with_session(root, script)
+    assert answer.splitlines()[:4] == ["     4\t# The helper.", "     5\t# It helps.", "     6\tdef helper(x):",
+                                       "     7\t    return x"]
+    assert answer.splitlines()[-1].startswith(f"[answer {answer_id(answer)}: lines 4-7, as they are now; helper "
+                                              "declared on line 6] To read doc.py again")

@@ -77,7 +77,7 @@ def test_the_tools_in_process(make_repo, tmp_path):
         assert first.text.startswith("     1\tdef helper():\n     2\t    return 1\n") and not first.is_error
         ident = answer_id(first.text)
         assert first.text.endswith(f'[answer {ident}] To read app.py again, pass known=["{ident}"] (and the ids '
-                                   f'of later answers about it you still see).')
+                                   f'of other answers about it you still see).')
         assert first.commit is not None  # committed by the protocol once the answer is out
         first.commit()
         again = tools.call("read_file", {"path": "app.py", "known": [ident]}).text

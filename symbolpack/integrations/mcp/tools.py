@@ -383,7 +383,7 @@ class SymbolpackTools:
                       lines_too: tuple[int | None, int | None]) -> ToolAnswer:
         """Each symbol *names* name, whole, in one answer (`operations.read_symbols`)."""
         from ...api import operations
-        from ...reads.hints import symbols_answer, with_answer_id
+        from ...reads.hints import symbols_read_answer
         from ...reads.read import ReadPolicy
 
         def read(ws: Workspace) -> Any:
@@ -392,16 +392,11 @@ class SymbolpackTools:
                                            present=frozenset(known or ()), lines_too=lines_too)
 
         parts, misses = self._run(read)
-        first = parts[0][2].response
-        if len(parts) == 1 and not misses:
-            text = with_answer_id(first["text"], first, first.get("path"), bool(known), FRONT, None, known or ())
-        else:
-            text = symbols_answer([(label, a, b, result.response["text"], result.response)
-                                   for label, (a, b), result in parts],
-                                  first.get("path") or target, names, bool(known), FRONT, known or (), misses)
+        text = symbols_read_answer([(label, span, result.response, line) for label, span, result, line in parts],
+                                   misses, target, names, known or (), FRONT)
 
         def commit() -> None:
-            for _, _, result in parts:
+            for _, _, result, _ in parts:
                 result.commit()
 
         return ToolAnswer(text, commit=commit)

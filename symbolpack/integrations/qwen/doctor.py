@@ -27,7 +27,7 @@ from .settings import QWEN_HOOKS, QwenSettings
 
 PROBE = "import math\n\n\n" + "".join(  # bodies a skeleton leaves out
     f"def f{i}(x):\n" + "".join(f"    x += {i} * math.floor(x / {k + 1})\n" for k in range(12)) + "    return x\n\n\n"
-    for i in range(8))
+    for i in range(24))  # over small_file_tokens (4,000): a first read is a skeleton
 
 
 def doctor_report(root: Path, timeout: float = 20.0) -> dict:

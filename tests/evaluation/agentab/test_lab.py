@@ -119,7 +119,7 @@ def test_the_mcp_arm_is_read_file_with_the_ids_the_model_passes_back(episode, tm
     assert first.startswith("[SKELETON] app.py: 800 lines.") and 'elided: symbol="f0"' in first
     ident = first.rstrip("\n").rsplit("[answer ", 1)[1].split("]")[0]
     assert first.rstrip("\n").endswith(f'[answer {ident}] To read app.py again, pass known=["{ident}"] (and the '
-                                       f'ids of later answers about it you still see).')
+                                       f'ids of other answers about it you still see).')
     again = run_command(run, ["read", json.dumps({"path": "app.py", "known": [ident]})])
     assert again.startswith("[UNCHANGED] app.py") and again.rstrip("\n").endswith(f"; relies on {ident}] Next read of this file: known=[\"{ident}\", \"{again.rsplit('[answer ', 1)[1].split(';')[0]}\"]")
     forgot = run_command(run, ["read", '{"path": "app.py"}'])
