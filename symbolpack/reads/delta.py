@@ -421,10 +421,19 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
 
 def diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: Sequence[bool],
                   diff: UnifiedDiff) -> ReadOutcome:
+    from .views import declared_between
+
     total = len(current.lines)
     header = (f"[DIFF] {request.path} changed ({old_total} -> {total} lines); unified diff against your copy"
               f"{request.hints.diff_base}:")
     text = header + ("\n" + diff.text if diff.text else "")
+    # where the symbols the hunks moved are declared now: real agents worked line numbers
+    # out of hunk headers, then read a range to confirm them
+    outside = _outside_hunks(diff.spans, old_total, total)
+    marks = anchors(current) if current.symbols else {}
+    moved = {n: name for n, name in marks.items() if outside.get(n) != n}  # in a hunk, or shifted by one
+    if moved:
+        text += f"\nIn or moved by these hunks, declared now on lines: {declared_between(moved, 1, total)}"
     response = response_of(request, current, "diff", text, None, None, current.full_tokens())
     # known now: every line inside a hunk, and outside hunks what the agent knew
     # there (those lines are identical, shifted by the hunks before them)
@@ -432,18 +441,27 @@ def diff_outcome(request, current, copy: AgentCopy, old_total: int, old_known: S
     for a, b, symbol in copy.hidden_runs():
         for n in range(a, min(b, old_total) + 1):
             old_hidden[n] = symbol
-    known = [False] * (total + 1)
+    known = [True] * (total + 1)  # inside a hunk: shown
     hidden_names: list = [None] * (total + 1)
+    for new_line, old_line in outside.items():
+        known[new_line] = old_known[old_line]
+        hidden_names[new_line] = old_hidden[old_line]
+    known[0] = False
+    hidden = [(n, n, hidden_names[n] or "") for n in range(1, total + 1) if not known[n]]
+    return ReadOutcome(response, copy.replaced(total, current.sha256, known, hidden), None)
+
+
+def _outside_hunks(spans, old_total: int, total: int) -> dict[int, int]:
+    """New line -> the copy's line it is, for the lines outside a unified diff's hunks
+    (*spans*: (i1, i2, j1, j2) per hunk, 0-based starts): identical, shifted by the
+    hunks before them."""
+    out: dict[int, int] = {}
     old_line = new_line = 1
-    for i1, i2, j1, j2 in (*diff.spans, (old_total, None, total, None)):
+    for i1, i2, j1, j2 in (*spans, (old_total, None, total, None)):
         while new_line <= j1 and old_line <= i1:
-            known[new_line] = old_known[old_line]
-            hidden_names[new_line] = old_hidden[old_line]
+            out[new_line] = old_line
             new_line, old_line = new_line + 1, old_line + 1
         if j2 is None:
             break
-        for n in range(j1 + 1, j2 + 1):
-            known[n] = True
         old_line, new_line = i2 + 1, j2 + 1
-    hidden = [(n, n, hidden_names[n] or "") for n in range(1, total + 1) if not known[n]]
-    return ReadOutcome(response, copy.replaced(total, current.sha256, known, hidden), None)
+    return out

@@ -811,3 +811,16 @@ def test_lines_that_moved_are_not_called_gone():
     agent.read(current(old), ReadRequest("m.py", offset=1, limit=len(old)))
     r = agent.read(current(lines))
     assert any(line.startswith("... your lines 131-132 were removed here") for line in r["text"].splitlines()), r["text"]
+
+
+def test_a_diff_says_where_the_symbols_it_moved_are_declared_now():
+    """Real agents worked line numbers out of hunk headers, then read a range to confirm
+    them: a diff names where each symbol its hunks moved is declared now."""
+    lines = py_lines(n_funcs=3, body=30)
+    agent = Agent()
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    now = ["import sys", "import re"] + lines
+    r = agent.read(current(now))
+    assert r["mode"] == "diff", r["text"]
+    assert r["text"].splitlines()[-1] == "In or moved by these hunks, declared now on lines: f0 5, f1 39, f2 73"
+    assert [now[n - 1] for n in (5, 39, 73)] == ["def f0(x):", "def f1(x):", "def f2(x):"]
