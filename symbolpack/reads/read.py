@@ -411,6 +411,9 @@ def _held_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
                       for n in range(1, total + 1)]
 
 
+_GROWN_MOST = 60  # lines the file may have grown by above a part read before, and it is still found
+
+
 def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
     """Per line of the file: is it in a part the agent has read before -- held as it is
     now at that number, or the current text of lines it holds in an older version (moved
@@ -424,6 +427,12 @@ def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
     texts, known = copy.texts(load)
     old = [texts[n] if known[n] else None for n in range(1, len(texts))]
     lines = current.lines
+    if copy.length is None:
+        # parts read only: they are looked for where they were, give or take what the file
+        # grew by above them; aligned with the whole file, the last lines read (a closing
+        # `}`, a `return x`) paired with the file's last ones, and a Go file's first 715
+        # lines, never read, came back as "parts you read"
+        lines = lines[:len(old) + max(_GROWN_MOST, len(old) // 2)]
     for tag, i1, i2, j1, j2 in opcodes(old, lines):
         if tag == "equal":
             for k in range(i2 - i1):

@@ -824,3 +824,23 @@ def test_a_diff_says_where_the_symbols_it_moved_are_declared_now():
     assert r["mode"] == "diff", r["text"]
     assert r["text"].splitlines()[-1] == "In or moved by these hunks, declared now on lines: f0 5, f1 39, f2 73"
     assert [now[n - 1] for n in (5, 39, 73)] == ["def f0(x):", "def f1(x):", "def f2(x):"]
+
+
+def test_a_first_whole_read_after_a_range_shows_only_what_was_read_before():
+    """The model read the top of a file to the end of its first function, a push added a
+    line inside it: the first whole read shows that function as it is now and outlines
+    the rest. The alignment of a copy that ends early can pair its last lines with the
+    file's last ones (every function here ends alike): the lines between were never read
+    and are not shown as read (a Go file's first 715 lines came back as 'parts you read')."""
+    lines = py_lines(n_funcs=8, body=30)[:-1]  # the file ends on `return x`, as f0 does
+    f0 = next(s for s in current(lines).symbols if s.qualname == "f0")
+    agent = Agent()
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=f0.lines[1]))
+    now = list(lines)
+    now.insert(10, "    y_new = x * 7")
+    r = agent.read(current(now))
+    assert r["mode"] == "skeleton", r["mode"]
+    body = r["text"].splitlines()[1:]
+    assert "    11\t    y_new = x * 7" in body and f"{f0.lines[1] + 1:6d}\t    return x" in body
+    hidden = [line.split(" elided")[0].strip() for line in body if " elided: " in line]
+    assert hidden[-3:] == ["... 176-206", "... 210-240", "... 244-274"], r["text"]  # f5, f6, f7 bodies
