@@ -419,6 +419,7 @@ def read_symbols(
     out: list[tuple[str, tuple[int, int], ReadResult, int | None]] = []
     given: list[str] = []
     for span in outermost:
+        now: Sequence[str] | AbstractSet[str] | None
         if present is None:
             now = None
         elif isinstance(present, AbstractSetType):

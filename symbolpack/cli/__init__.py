@@ -260,7 +260,7 @@ def _fast_read_args(argv: list[str]):
     over, so errors and help read exactly as they always do."""
     from types import SimpleNamespace
 
-    values = {dest: default for _, dest, _, default, _, _ in _READ_OPTIONS}
+    values: dict[str, object] = {dest: default for _, dest, _, default, _, _ in _READ_OPTIONS}
     values.update({dest: False for _, dest, _ in _READ_FLAGS})
     options = {flag: (dest, kind) for flags, dest, kind, _, _, _ in _READ_OPTIONS for flag in flags}
     switches = {flag: dest for flags, dest, _ in _READ_FLAGS for flag in flags}
@@ -283,7 +283,11 @@ def _fast_read_args(argv: list[str]):
                     value = kind(raw)
                 except ValueError:
                     return None
-                values[dest] = [*(values[dest] or ()), value] if dest in _READ_REPEATED else value
+                if dest in _READ_REPEATED:
+                    given = values[dest]
+                    values[dest] = [*(given if isinstance(given, list) else []), value]
+                else:
+                    values[dest] = value
         elif token.startswith("-") or path is not None:
             return None
         else:
@@ -474,7 +478,7 @@ def build_parser(only: str | None = None):
         p.add_argument("path", metavar="PATH")
         for flags, dest, kind, default, metavar, help_text in _READ_OPTIONS:
             if dest in _READ_REPEATED:
-                p.add_argument(*flags, dest=dest, type=kind, action="append", metavar=metavar, help=help_text)
+                p.add_argument(*flags, dest=dest, type=str, action="append", metavar=metavar, help=help_text)
             elif isinstance(kind, tuple):
                 p.add_argument(*flags, dest=dest, choices=kind, default=default, help=help_text)
             else:

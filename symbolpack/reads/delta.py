@@ -125,7 +125,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # removed below it
     dirty: set[str] = set()
     for group in points:
-        if len(group) == 2 and all(t is not None and not t.strip() for t in old[mapped[group[0]] + 1:mapped[group[1]]]):
+        went = (mapped[group[0]], mapped[group[1]]) if len(group) == 2 else (None, None)
+        if went[0] is not None and went[1] is not None and all(
+                t is not None and not t.strip() for t in old[went[0] + 1:went[1]]):
             continue  # only blank lines went ("res.sendFile: lines removed" for a blank line, a real agent doubted)
         first = owner[group[0]]
         if first is not None and (first is owner[group[-1]] if len(group) > 1 else bool(new[group[0] - 1].strip())):
@@ -161,8 +163,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # were read as "flagged as changed though they look the same" (real agents)
     new_in: dict[str, list[int]] = {}
     for i in range(1, total + 1):
-        if mapped[i] is None and i not in in_gaps and owner[i] is not None and new[i - 1].strip():
-            new_in.setdefault(owner[i].id, []).append(i)
+        sym = owner[i]
+        if mapped[i] is None and i not in in_gaps and sym is not None and new[i - 1].strip():
+            new_in.setdefault(sym.id, []).append(i)
     changed = sorted({s.qualname + _where(new_in.get(s.id, ()), new, _all_new(s, owner, mapped, new, total))
                       for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "

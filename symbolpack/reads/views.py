@@ -181,7 +181,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
         # each line of the run is a line the file has anew elsewhere: it moved, it did
         # not go ("your lines 41-42 are gone" for a class moved up: a real agent re-read)
         texts = [old[k] for k in range(first, last + 1) if old is not None and k < len(old)]
-        return bool(texts) and all(t is not None for t in texts) and all(t in arrived for t in texts if t.strip())
+        return bool(texts) and all(t is not None and (t in arrived or not t.strip()) for t in texts)
 
     i = 0
     after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source
