@@ -136,9 +136,10 @@ class McpHints(ToolHints):
     delta_since = "since the answers you passed in known"
     # symbolpack never sees a host's edit tool: its own edits are changes to the answers it
     # passed. Real agents checked such lines by range ("they look the same as my copy"), and
-    # found "symbolpack does not see your edits" cryptic: the plain words are these
-    delta_edits = " Your own edits since those answers are among these changes, shown as they are now."
-    diff_base = " (what the answers you passed in known showed; your own edits since then are in it as changes)"
+    # found "symbolpack does not see your edits" cryptic, and "your own edits are among these
+    # changes" wrong for a file they never edited: the plain, conditional words are these
+    delta_edits = " If you edited this file since those answers, your edits are among these changes."
+    diff_base = " (what the answers you passed in known showed; if you edited the file since, your edits are in it)"
 
     def delta_lengths(self, then: int, now: int) -> str:
         # "N lines then" counted the answers' lines, not the model's own edit after
