@@ -406,8 +406,9 @@ def read_symbols(
             continue
         for sym in found:
             span = (sym.lines[0], sym.lines[1])
-            scopes.setdefault(span, sym.id.split(":", 2)[-1])
-            symbol_of.setdefault(span, sym.id.split(":", 2)[-1])
+            local = sym.id.split(":", 2)[-1]
+            scopes.setdefault(span, _label(local, sym, syms, source.rel))
+            symbol_of.setdefault(span, local)
             declared.setdefault(span, _header_line(lines, sym))
     if lines_too != (None, None):
         span = resolve_scope(len(lines), lines_too[0], lines_too[1], hints) or (1, max(len(lines), 1))
@@ -439,6 +440,21 @@ def read_symbols(
         line = declared.get(span)
         out.append((scopes[span], lines_given, result, line if line is not None and line > lines_given[0] else None))
     return out, misses
+
+
+def _label(local: str, symbol: SymbolSlice, symbols: Sequence[SymbolSlice], where: str) -> str:
+    """What an answer calls *symbol*: its local id, without a repeat's `#n` when the bare
+    name reads this one (the implementation after `@overload` stubs: "_encode_params#5"
+    puzzled real agents, who read the lines above it to learn what #5 meant)."""
+    from ..engine.lookup import resolve
+
+    base = local.split("#")[0]
+    if base == local:
+        return local
+    try:
+        return base if resolve(base, symbols, where) is symbol else local
+    except SymbolpackError:
+        return local
 
 
 OCCURRENCES_SHOWN = 3

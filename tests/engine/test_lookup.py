@@ -133,3 +133,11 @@ def test_a_rust_method_is_found_without_its_impl_scope():
     assert resolve("Router::has_routes", syms).qualname == "impl Router.has_routes"
     target = next(q for q in quals if q.startswith("impl Context for") and q.endswith(".context"))
     assert resolve("Option.context", syms).qualname == target
+
+
+def test_a_symbols_answer_names_an_overloads_implementation_by_its_name(make_repo):
+    """After `@overload` stubs the implementation's local id is `f#3`; the answer calls it
+    `A.f`, the name that reads it ("#5" puzzled real agents)."""
+    root = make_repo({"m.py": "\n".join(OVERLOADED) + "\n\n\ndef g():\n    return 1\n"})
+    out = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "A.f", "--symbol", "g", check=True).stdout
+    assert out.splitlines()[0].startswith("[SYMBOLS] m.py: 2 symbols, each whole, as it is now: A.f (lines 8-10")

@@ -120,7 +120,9 @@ MCP_READ_LINES = """  {lab} read 'JSON'                      the tool read_file;
         ends with its id, `[answer ID]`. When you read a file again, pass known=[...] with the
         ids of the earlier answers about it you can still see: you then get [UNCHANGED] (as
         those answers showed it), [DELTA] (only what changed; `... A-B unchanged (were X-Y)` are
-        their lines X-Y, now at A-B) or [DIFF]. Without known ids you get the file again.
+        their lines X-Y, now at A-B) or [DIFF]; after reads of parts only (symbols, ranges),
+        the first whole read is a [SKELETON] showing those parts. Without known ids you get
+        the file again.
         A range (offset/limit) or a symbol always comes back whole, as it is now.
 """
 OPTIONAL_TOOLS = ("grep",)

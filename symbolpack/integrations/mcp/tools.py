@@ -62,6 +62,8 @@ What comes back:
   read_file(path, offset=A, limit=N) before relying on or editing hidden code; for
   several bodies at once, read_file(path, symbols=["A", "B"]) (one call).
 - [UNCHANGED] on a re-read: the file (or range) is exactly what your known answers showed.
+  (After reads of parts only, a symbol or a range, the first whole read is a [SKELETON]
+  that shows those parts as they are now.)
 - [DELTA] on a re-read after a change: only changed symbols are shown; spans marked
   `... A-B unchanged (were X-Y)` are the lines X-Y of your known answers, now at A-B.
 - [DIFF]: a unified diff from what your known answers showed to the file now.
@@ -80,8 +82,9 @@ First read of a large source file: a [SKELETON] with hidden runs marked
 arguments to see one whole, or with symbols=["A", "B", ...] to see several in one call. Each answer ends with `[answer ID]`. Re-reading? Pass
 known=[ids of earlier answers about this file you still see in full]: then [UNCHANGED]
 (identical to what those answers showed), [DELTA] (only changed symbols; `... A-B unchanged`
-spans are as those answers showed them) or [DIFF] (against them). No known ids: the file
-again, as on a first read. A range or a symbol always comes back whole, as it is now,
+spans are as those answers showed them) or [DIFF] (against them); after reads of parts only,
+the first whole read is a [SKELETON] showing those parts. No known ids: the file again, as
+on a first read. A range or a symbol always comes back whole, as it is now,
 known ids or not. Lines appear as `   NN<TAB>text`."""
 
 KNOWN_DOC = ("ids of earlier symbolpack answers (their `[answer ID]` line) that you can still see in full in "
