@@ -150,7 +150,7 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
     whose text the copy holds; *gone*: beside shown lines, which may be what they became."""
     import json
 
-    marker = (f"... your lines {first}-{last} are gone (removed, or changed into the lines shown above)" if gone
+    marker = (f"... your lines {first}-{last} are gone (removed, or changed into lines shown around here)" if gone
               else f"... your lines {first}-{last} were removed here")
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
     if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
