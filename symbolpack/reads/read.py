@@ -217,7 +217,12 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
     # a diff's old side is the copy: every line of it known to us, none past its length,
     # and none the model was only told is elided (a diff's context and removed lines would
     # show it text of a copy it never saw: real models then doubted the diff)
-    diff_possible = upto == copy.length and all(t is not None for t in old[1:]) and all(known[1:upto + 1])
+    # ... nor from a copy stitched from versions numbered differently (a range read after an
+    # edit the model made, over a whole read from before it): its hunks paired lines the
+    # model holds at other numbers, and real agents re-read the code ("an odd first hunk that
+    # added back `}`"; Polly, zustand); a delta shows the changed code at its current numbers
+    diff_possible = upto == copy.length and all(t is not None for t in old[1:]) and all(known[1:upto + 1]) \
+        and len({len(load(sha) or ()) for sha in copy.versions()}) <= 1
     # a delta needs a parser, or only the lines of the model's own edit to show (line by line)
     delta_possible = current.symbols is not None or bool(request.own_edits)
     if not diff_possible and not delta_possible:

@@ -844,3 +844,19 @@ def test_a_first_whole_read_after_a_range_shows_only_what_was_read_before():
     assert "    11\t    y_new = x * 7" in body and f"{f0.lines[1] + 1:6d}\t    return x" in body
     hidden = [line.split(" elided")[0].strip() for line in body if " elided: " in line]
     assert hidden[-3:] == ["... 176-206", "... 210-240", "... 244-274"], r["text"]  # f5, f6, f7 bodies
+
+
+def test_no_diff_from_a_copy_stitched_from_versions_numbered_differently():
+    """A whole read, then (after lines were added above) a range read: the copy holds
+    lines of two versions numbered differently. A diff from it paired lines the model
+    holds at other numbers ("an odd first hunk that added back `}`", real agents, Polly
+    and zustand): the re-read is a delta, at current numbers."""
+    v1 = py_lines(n_funcs=4, body=30)
+    agent = Agent()
+    agent.read(current(v1), ReadRequest("m.py", offset=1, limit=len(v1)))
+    v2 = v1[:10] + ["    extra_a = 1", "    extra_b = 2", "    extra_c = 3"] + v1[10:]
+    agent.read(current(v2), ReadRequest("m.py", offset=5, limit=20))
+    v3 = list(v2)
+    v3[100] = "    y_changed = 0"
+    r = agent.read(current(v3))
+    assert r["mode"] == "delta", r["text"]
