@@ -400,7 +400,7 @@ def read_symbols(
                     raise
                 misses.append(str(exc))  # one name gone (a push removed it) spoils not the others
                 continue
-            misses.append(f"no symbol is named {name!r}: shown where the word occurs")
+            misses.append(f"no symbol is named {name!r} now (a setting, a key, or a name a change removed)")
             for a, b in where:
                 scopes.setdefault((a, b), f"where {name} occurs")
             continue

@@ -139,7 +139,8 @@ class McpHints(ToolHints):
     # found "symbolpack does not see your edits" cryptic, and "your own edits are among these
     # changes" wrong for a file they never edited: the plain, conditional words are these
     delta_edits = " If you edited this file since those answers, your edits are among these changes."
-    diff_base = " (what the answers you passed in known showed; if you edited the file since, your edits are in it)"
+    diff_base = (" (what the answers you passed in known showed; if you edited the file since, your edits show in"
+                 " this diff as changes)")
 
     def delta_lengths(self, then: int, now: int) -> str:
         # "N lines then" counted the answers' lines, not the model's own edit after
@@ -310,7 +311,10 @@ def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict, str]], path: 
     listing = ", ".join(ident if ident.startswith("lines ") else f"{ident} (lines {start}-{end}{where})"
                         for ident, start, end, _, _, where in parts)
     more = [] if misses else [ident for ident, *_ in parts if ident not in asked and not ident.startswith("lines ")]
-    if misses or any(ident.startswith("lines ") for ident, *_ in parts):  # not only symbols: not "symbols, whole"
+    if misses:  # said first: a symbol a push removed, shown as where its word occurs, went unnoticed
+        head = (f"[SYMBOLS] {path}: " + "; ".join(m[:1].upper() + m[1:] for m in misses)
+                + f". Shown, as it is now: {listing}.")
+    elif any(ident.startswith("lines ") for ident, *_ in parts):  # not only symbols: not "symbols, whole"
         head = f"[SYMBOLS] {path}, as it is now: {listing}."
     elif len(parts) > 1:
         head = f"[SYMBOLS] {path}: {len(parts)} symbols, each whole, as it is now: {listing}."
@@ -320,8 +324,6 @@ def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict, str]], path: 
         every = "both" if len(parts) == 2 else f"all {len(parts)}"
         head += (f" {_quoted(asked[0])} names {every} (overloads, or the same name in several scopes); "
                  f"pass one of these ids for that one alone.")
-    if misses:
-        head += " " + "; ".join(m[:1].upper() + m[1:] for m in misses) + "."
     out = [head]
     ids: list[str] = []
     for ident, start, end, text, response, _ in parts:

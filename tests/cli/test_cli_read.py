@@ -292,12 +292,13 @@ def test_several_symbols_and_a_word_no_symbol_has(make_repo):
     root = make_repo({"m.py": source})
     text = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "session_store", check=True).stdout
     lines = text.splitlines()
-    assert lines[0] == ("[SYMBOLS] m.py, as it is now: where session_store occurs (lines 18-26). No symbol is "
-                        "named 'session_store': shown where the word occurs.")
+    assert lines[0] == ("[SYMBOLS] m.py: No symbol is named 'session_store' now (a setting, a key, or a name a "
+                        "change removed). Shown, as it is now: where session_store occurs (lines 18-26).")
     assert lines[1:] == [f"{n:6d}\t{source.splitlines()[n - 1]}" for n in range(18, 27)]
     both = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "nosuch", "--symbol", "other",
                  check=True).stdout.splitlines()
-    assert both[0].startswith("[SYMBOLS] m.py, as it is now: other (lines 46-47). No symbol named 'nosuch' in m.py")
+    assert both[0].startswith("[SYMBOLS] m.py: No symbol named 'nosuch' in m.py") and both[0].endswith(
+        ". Shown, as it is now: other (lines 46-47).")
     assert both[1:] == ["    46\tdef other(x):", "    47\t    return x"]
     neither = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "nosuch")
     assert neither.returncode != 0 and "no symbol named 'nosuch'" in neither.stderr.lower()
