@@ -419,7 +419,15 @@ def read_symbols(
     outermost = [s for s in ordered if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in ordered)]
     out: list[tuple[str, tuple[int, int], ReadResult, int | None]] = []
     given: list[str] = []
+    room = policy.max_answer_chars  # the host's cap on a tool result: parts past it wait for another call
+    left_out: list[str] = []
     for span in outermost:
+        size = sum(len(text) + 8 for text in lines[span[0] - 1:span[1]])  # numbered as an answer shows them
+        if room is not None and out and size > room:
+            left_out.append(scopes[span])
+            continue
+        if room is not None:
+            room -= size
         now: Sequence[str] | AbstractSet[str] | None
         if present is None:
             now = None
@@ -439,6 +447,9 @@ def read_symbols(
         lines_given = (scope["start"], scope["end"]) if scope else span
         line = declared.get(span)
         out.append((scopes[span], lines_given, result, line if line is not None and line > lines_given[0] else None))
+    if left_out:  # an answer past the cap loses its end, ids included, and the model reads it all again
+        misses.append(f"not read in this answer, which would pass the tool's output limit: {', '.join(left_out)}; "
+                      f"ask for them in another call")
     return out, misses
 
 

@@ -719,3 +719,17 @@ def test_a_symbol_read_names_its_declaration_line_when_a_comment_leads(make_repo
                                        "     7\t    return x"]
     assert answer.splitlines()[-1].startswith(f"[answer {answer_id(answer)}: lines 4-7, as they are now; helper "
                                               "declared on line 6] To read doc.py again")
+
+
+def test_symbols_past_the_hosts_cap_wait_for_another_call(repo):
+    """Symbols whose text would pass the host's cap on a tool result are left out and named
+    (an answer cut by the host loses its ids at the end)."""
+    async def script(s: ClientSession):
+        return text_of(await s.call_tool("read_file", {"path": "app.py",
+                                                       "symbols": ["func0", "func1", "func2", "func3"]}))
+
+    answer = with_session(repo, script, env=_env(SYMBOLPACK_MCP_MAX_ANSWER_CHARS="900"))
+    head = answer.splitlines()[0]
+    assert head.startswith("[SYMBOLS] app.py: Not read in this answer, which would pass the tool's output limit: "
+                           "func2, func3; ask for them in another call. Shown, as it is now: func0 (lines 1-16), "
+                           "func1 (lines 19-34)."), head
