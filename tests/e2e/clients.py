@@ -12,6 +12,7 @@ others are plain JavaScript run by Node.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import shutil
@@ -82,3 +83,35 @@ SCENARIO_PYPROJECT = "[tool.symbolpack]\nsmall_file_tokens = 1500\n"
 
 def keep_scenario_threshold(proj) -> None:
     (proj / "pyproject.toml").write_text(SCENARIO_PYPROJECT)
+
+
+class StdioJsonRpc:
+    """A client's JSON-RPC server on stdio (`codex app-server`, `qwen --acp`): one message
+    per line; the server's notifications and requests are skipped while a request waits."""
+
+    def __init__(self, argv: list[str], name: str, cwd: Path, env: dict):
+        self.name = name
+        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        self.n = 0
+
+    def send(self, message: dict) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            message = json.loads(line)
+            if message.get("id") == self.n and "method" not in message:
+                assert "error" not in message, (method, message["error"])
+                return message["result"]
+        raise AssertionError(f"{self.name} ended before answering {method}")
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)

@@ -269,39 +269,15 @@ def test_uninstall_keeps_the_users_key_and_doctor_names_what_codex_then_refuses(
     assert lab.run("mcp", "list").returncode == 0
 
 
-class AppServer:
+class AppServer(clients.StdioJsonRpc):
     """`codex app-server` on stdio: JSON-RPC requests, one line each; notifications skipped."""
 
     def __init__(self, lab: Lab, provider: list[str]):
-        self.proc = subprocess.Popen([str(lab.codex), "-c", "analytics.enabled=false",
-                                      "-c", "check_for_update_on_startup=false", "app-server", *provider],
-                                     cwd=lab.proj, env=lab.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
-        self.n = 0
+        super().__init__([str(lab.codex), "-c", "analytics.enabled=false", "-c", "check_for_update_on_startup=false",
+                          "app-server", *provider], "codex app-server", lab.proj, lab.env)
         self.request("initialize", {"clientInfo": {"name": "symbolpack-e2e", "version": "1"},
                                     "capabilities": {"experimentalApi": True}})
         self.send({"jsonrpc": "2.0", "method": "initialized"})
-
-    def send(self, message: dict) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message) + "\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict) -> dict:
-        self.n += 1
-        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            message = json.loads(line)
-            if message.get("id") == self.n and "method" not in message:
-                assert "error" not in message, (method, message["error"])
-                return message["result"]
-        raise AssertionError(f"codex app-server ended before answering {method}")
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
 
 
 class Branching:

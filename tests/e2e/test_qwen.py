@@ -348,33 +348,14 @@ def doctor(lab: Lab) -> tuple[int, dict]:
     return proc.returncode, json.loads(proc.stdout)
 
 
-class Acp:
+class Acp(clients.StdioJsonRpc):
     """`qwen --acp` (the Agent Client Protocol on stdio): JSON-RPC requests, notifications skipped."""
 
     def __init__(self, lab: Lab):
-        self.proc = subprocess.Popen([str(lab.qwen), "--acp", "--auth-type", "openai", "--openai-base-url",
-                                      f"http://127.0.0.1:{lab.port}/v1", "--openai-api-key", "x", "-m", "fake-model",
-                                      "--yolo"], cwd=lab.proj, env=lab.env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.n = 0
+        super().__init__([str(lab.qwen), "--acp", "--auth-type", "openai", "--openai-base-url",
+                          f"http://127.0.0.1:{lab.port}/v1", "--openai-api-key", "x", "-m", "fake-model", "--yolo"],
+                         "qwen --acp", lab.proj, lab.env)
         self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-
-    def request(self, method: str, params: dict) -> dict:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.n += 1
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n")
-        self.proc.stdin.flush()
-        for line in self.proc.stdout:
-            message = json.loads(line)
-            if message.get("id") == self.n and "method" not in message:
-                assert "error" not in message, (method, message["error"])
-                return message["result"]
-        raise AssertionError(f"qwen --acp ended before answering {method}")
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
 
 
 def chats(lab: Lab) -> set[str]:

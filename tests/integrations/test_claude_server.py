@@ -78,12 +78,17 @@ def history(root: Path, env: dict) -> list:
     return out
 
 
-def test_the_resident_server_answers_as_a_hook_process_does_and_the_client_loads_no_engine(make_repo, tmp_path):
+def twin_projects(make_repo, tmp_path: Path, name: str) -> tuple[Path, Path, Path]:
+    """Two projects with the same app.py, one answered by a hook process of its own (`own`),
+    the other (*name*) by the way under test, and the HOME both hooks use."""
     text = module(funcs=40, lines=30)
-    own = make_repo({"app.py": text}, name="own")
-    resident = make_repo({"app.py": text}, name="resident")
     home = tmp_path / "home"
     home.mkdir()
+    return make_repo({"app.py": text}, name="own"), make_repo({"app.py": text}, name=name), home
+
+
+def test_the_resident_server_answers_as_a_hook_process_does_and_the_client_loads_no_engine(make_repo, tmp_path):
+    own, resident, home = twin_projects(make_repo, tmp_path, "resident")
     try:
         hook("claude-pre-read", read_payload(resident, "app.py", "toolu_start"), resident, env_for(home))
         sock = wait_for_server(home)  # the first hook ran itself, then started one
@@ -115,11 +120,7 @@ def fast_hook(name: str, payload, root: Path, env: dict, importtime: bool = Fals
 
 
 def test_the_hook_client_file_run_without_site_answers_as_tldrs_hook_does(make_repo, tmp_path):
-    text = module(funcs=40, lines=30)
-    own = make_repo({"app.py": text}, name="own")
-    fast = make_repo({"app.py": text}, name="fast")
-    home = tmp_path / "home"
-    home.mkdir()
+    own, fast, home = twin_projects(make_repo, tmp_path, "fast")
     try:
         expected = history(own, env_for(home, server=False))
         answers = []
