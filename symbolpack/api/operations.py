@@ -373,7 +373,7 @@ def read_symbols(
     above it: real agents confirmed line numbers with a range read) per part and, per
     name that names nothing, why
     (one name alone that names nothing anywhere is an error, as for `read_file`)."""
-    from ..engine.lookup import resolve_all
+    from ..engine.lookup import local_id, resolve_all
     from ..reads.skeleton import _header_line
 
     hints = hints_for(front)
@@ -406,7 +406,7 @@ def read_symbols(
             continue
         for sym in found:
             span = (sym.lines[0], sym.lines[1])
-            local = sym.id.split(":", 2)[-1]
+            local = local_id(sym)
             scopes.setdefault(span, _label(local, sym, syms, source.rel))
             symbol_of.setdefault(span, local)
             declared.setdefault(span, _header_line(lines, sym))

@@ -35,7 +35,7 @@ class Match(namedtuple("Match", ["symbol", "score"])):
 
 def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
     # id, local id (`Qual.name#2`: what a file-scoped lookup gets), qualname, name
-    for key in (lambda s: s.id, lambda s: s.id.split(":", 2)[-1], lambda s: s.qualname, lambda s: s.name):
+    for key in (lambda s: s.id, local_id, lambda s: s.qualname, lambda s: s.name):
         hits = [s for s in symbols if key(s) == query]
         if hits:
             return hits
@@ -140,7 +140,8 @@ def resolve_all(query: str, symbols: Sequence[SymbolSlice], where: str = "the re
     return sorted(named, key=lambda s: (s.path, s.lines[0], s.lines[1]))
 
 
-def _local_id(symbol: SymbolSlice) -> str:
+def local_id(symbol: SymbolSlice) -> str:
+    """A symbol's id within its file (`Cart.add`, `f#2`): what a file-scoped lookup takes."""
     return symbol.id.split(":", 2)[-1]
 
 

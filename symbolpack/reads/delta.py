@@ -155,10 +155,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # (a body the agent held part of is a changed symbol: its window showed those lines)
     whole = {s.id for s in current.symbols or () if s.id in opened and s.body
              and all(status[i] == "S" for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)
-             and any((src := mapped[i]) is not None and not known[src]
-                     for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)
-             and not any((src := mapped[i]) is not None and known[src]
-                         for i in range(s.body[0], min(s.body[1], total) + 1) if owner[i] is s)}
+             and _only_elided([src for i in range(s.body[0], min(s.body[1], total) + 1)
+                               if owner[i] is s and (src := mapped[i]) is not None], known)}
     # each changed symbol with the lines that changed in it: the lines shown around them
     # were read as "flagged as changed though they look the same" (real agents)
     new_in: dict[str, list[int]] = {}
@@ -166,7 +164,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         sym = owner[i]
         if mapped[i] is None and i not in in_gaps and sym is not None and new[i - 1].strip():
             new_in.setdefault(sym.id, []).append(i)
-    changed = sorted({s.qualname + _where(new_in.get(s.id, ()), new, _all_new(s, owner, mapped, new, total))
+    changed = sorted({s.qualname + _where(new_in.get(s.id, ()), new, _all_new(s, owner, mapped, total))
                       for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
               f"{request.hints.delta_lengths(copy.length, total)}.")
@@ -254,7 +252,7 @@ def _listed(names: Sequence[str], most: int = 12) -> str:
     return ", ".join(names[:most]) + ("..." if len(names) > most else "")
 
 
-def _where(numbers: Sequence[int], lines: Sequence[str], new: bool = False) -> str:
+def _where(numbers: Sequence[int], lines: Sequence[str], all_new: bool = False) -> str:
     """` (changed line 7)`, ` (changed lines 7, 12-14)` (runs apart by blank lines only
     are one), ` (new)` for a symbol none of whose lines the agent had; ` (lines
     removed)` when it only lost lines. ("req.range (lines 215-217)" for a function
@@ -262,7 +260,7 @@ def _where(numbers: Sequence[int], lines: Sequence[str], new: bool = False) -> s
     and a new function's lines listed in pieces read as odd, real agents said.)"""
     from ..base.linediff import is_blank
 
-    if new:
+    if all_new:
         return " (new)"
     filled: list[int] = []
     for n in numbers:
@@ -275,10 +273,15 @@ def _where(numbers: Sequence[int], lines: Sequence[str], new: bool = False) -> s
     return f" (changed line{'s' if len(runs) > 1 or '-' in runs[0] else ''} {_listed(runs, 6)})"
 
 
-def _all_new(symbol, owner, mapped, lines: Sequence[str], total: int) -> bool:
+def _all_new(symbol, owner, mapped, total: int) -> bool:
     """None of *symbol*'s own lines stands for a line of the agent's copy."""
     own = [i for i in range(symbol.lines[0], min(symbol.lines[1], total) + 1) if owner[i] is symbol]
     return bool(own) and all(mapped[i] is None for i in own)
+
+
+def _only_elided(sources: Sequence[int], known: Sequence[bool]) -> bool:
+    """Copy lines *sources* are there, and the agent was told every one is elided."""
+    return bool(sources) and not any(known[src] for src in sources)
 
 
 def _line_runs(numbers: Sequence[int]) -> list[str]:

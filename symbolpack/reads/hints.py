@@ -286,8 +286,7 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     carry = response.get("known_next") or [ident]
     spare = [i for i in dict.fromkeys(passed) if i not in leans and i not in carry]
     line = (f"[answer {ident}{what}" + (f"; relies on {', '.join(leans)}" if leans else "")
-            + (f"; not needed: {', '.join(spare)} (later answers cover it, or it is not about this file)"
-               if spare else "") + "]")
+            + (f"; {_not_needed(spare)}" if spare else "") + "]")
     if not knew and path:
         line += (f" To read {path} again, pass {hints_for(front).pass_back(ident)} (and the ids of other answers "
                  f"about it you still see).")
@@ -298,18 +297,24 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
     return f"{text.rstrip(chr(10))}\n{line}"
 
 
-def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict, str]], path: str, asked: Sequence[str], knew: bool,
-                   front: str | Hints | None = None, passed: Sequence[str] = (), misses: Sequence[str] = ()) -> str:
+def _not_needed(spare: Sequence[str]) -> str:
+    """Ids the model passed that an answer neither relies on nor carries."""
+    return f"not needed: {', '.join(spare)} (later answers cover it, or it is not about this file)"
+
+
+def _symbols_answer(parts: Sequence[tuple[str, tuple[int, int], dict, int | None]], path: str,
+                    asked: Sequence[str], knew: bool, front: str | Hints | None = None, passed: Sequence[str] = (),
+                    misses: Sequence[str] = ()) -> str:
     """Several symbols read in one call (`api.operations.read_symbols`) as one answer:
     a header that names each one and its lines (a name shared by overloads says so:
     "more than asked for" unsaid confused real models), then each symbol's lines,
     each closed by its own answer id when it has one, and one line naming what the
-    next read passes. *parts*: (local id or what the lines are, start, end, text,
-    response, ", declared on N" or "") in source order;
+    next read passes. *parts*: as `symbols_read_answer` takes them, in source order;
     *asked*: the names the model passed; *misses*: why names among them named nothing."""
     hints = hints_for(front)
-    listing = ", ".join(ident if ident.startswith("lines ") else f"{ident} (lines {start}-{end}{where})"
-                        for ident, start, end, _, _, where in parts)
+    listing = ", ".join(ident if ident.startswith("lines ") else
+                        f"{ident} (lines {start}-{end}{f', declared on {line}' if line else ''})"
+                        for ident, (start, end), _, line in parts)
     more = [] if misses else [ident for ident, *_ in parts if ident not in asked and not ident.startswith("lines ")]
     if misses:  # said first: a symbol a push removed, shown as where its word occurs, went unnoticed
         head = (f"[SYMBOLS] {path}: " + "; ".join(m[:1].upper() + m[1:] for m in misses)
@@ -326,9 +331,9 @@ def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict, str]], path: 
                  f"pass one of these ids for that one alone.")
     out = [head]
     ids: list[str] = []
-    for ident, start, end, text, response, _ in parts:
+    for ident, (start, end), response, _ in parts:
         answer = response.get("answer_id")
-        body = text.rstrip("\n")
+        body = response["text"].rstrip("\n")
         if answer:
             ids.append(answer)
             body += f"\n[answer {answer}: lines {start}-{end}, as they are now]"
@@ -337,11 +342,11 @@ def symbols_answer(parts: Sequence[tuple[str, int, int, str, dict, str]], path: 
         out.append(f"To read {path} again, pass {hints.pass_back(*ids)} (and the ids of other answers about it you "
                    f"still see).")
     elif ids:
-        carry = parts[-1][4].get("known_next") or ids
+        carry = parts[-1][2].get("known_next") or ids
         spare = [i for i in dict.fromkeys(passed) if i not in carry]
         line = f"Next read of this file: {hints.pass_back(*carry)}"
         if spare:
-            line += f" (not needed: {', '.join(spare)}: later answers cover it, or it is not about this file)"
+            line += f" ({_not_needed(spare)})"
         out.append(line)
     return "\n".join(out)
 
@@ -352,7 +357,7 @@ def symbols_read_answer(parts: Sequence[tuple[str, tuple[int, int], dict, int | 
     """The text of a read of symbols (`api.operations.read_symbols`: (label, lines,
     response, declaration line) per part): one part alone as a drill-in answers, its id
     line naming where the symbol is declared; several under one header
-    (`symbols_answer`). *known*: the ids the model passed (None: a front that passes
+    (`_symbols_answer`). *known*: the ids the model passed (None: a front that passes
     none, and no id line)."""
     if len(parts) == 1 and not misses:
         label, _, response, line = parts[0]
@@ -360,6 +365,4 @@ def symbols_read_answer(parts: Sequence[tuple[str, tuple[int, int], dict, int | 
             return response["text"]
         return with_answer_id(response["text"], response, response.get("path"), bool(known), front, None, known,
                               f"{label} declared on line {line}" if line else "")
-    return symbols_answer([(label, a, b, response["text"], response, f", declared on {line}" if line else "")
-                           for label, (a, b), response, line in parts],
-                          parts[0][2].get("path") or path, asked, bool(known), front, known or (), misses)
+    return _symbols_answer(parts, parts[0][2].get("path") or path, asked, bool(known), front, known or (), misses)

@@ -187,6 +187,21 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source
     last_source: int | None = None  # the last copy line a run vouched for, across shown lines
     shown_since = 0  # fresh lines shown since that run
+
+    def went_unsaid(src: int, shown: Sequence[str] = ()) -> range | None:
+        # the copy's lines between the last one vouched for and *src*, when no line of the
+        # file stands for them and more went than fresh lines were shown in their place;
+        # not when they moved, nor when each is a line *shown* has (the copy held it at
+        # two numbers, and "gone" beside it read as a line lost, real agents said)
+        if last_source is None:
+            return None
+        went = range(last_source + 1, src)
+        if len(went) <= shown_since or not all(k in gone for k in went) or moved(went[0], went[-1]):
+            return None
+        if shown and all(old is not None and k < len(old) and old[k] in shown for k in went):
+            return None
+        return went
+
     while i < len(segments):
         seg = segments[i]
         if seg.kind == "shown":
@@ -196,12 +211,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 if src is None:
                     shown_since += n in fresh
                     continue
-                went = range(last_source + 1, src) if last_source is not None else range(0)
-                # (not when each line gone is one these shown lines have: the copy held it at
-                # two numbers, and "gone" beside it read as a line lost, real agents said)
-                if src - (last_source or 0) - 1 > shown_since and all(k in gone for k in went) and not all(
-                        old is not None and k < len(old) and old[k] in lines[seg.start - 1:n] for k in went) \
-                        and not moved(went[0], went[-1]):
+                went = went_unsaid(src, lines[seg.start - 1:n])
+                if went is not None:
                     out.extend(numbered(lines, start, n - 1))
                     out.append(removed_marker(went[0], went[-1], old, gone=True))
                     start = n
@@ -220,12 +231,11 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             # lines of the copy removed between two runs it still has: said, not left to be inferred
             # from the jump in "were" numbers (real models doubted the mapping there)
             out.append(removed_marker(after[1] + 1, seg.source - 1, old))
-        elif last_source is not None and seg.source - last_source - 1 > shown_since and all(
-                n in gone for n in range(last_source + 1, seg.source)) and not moved(last_source + 1, seg.source - 1):
+        elif (went := went_unsaid(seg.source)) is not None:
             # more lines of the copy gone than lines shown in their place, none vouched for
             # anywhere: said (res.send's removed block beside its changed lines: real models
             # looked for it); a line changed in place says nothing more
-            out.append(removed_marker(last_source + 1, seg.source - 1, old, gone=True))
+            out.append(removed_marker(went[0], went[-1], old, gone=True))
         j = i
         while j + 1 < len(segments) and segments[j + 1].source is not None and segments[j + 1].kind != "shown" \
                 and segments[j + 1].start == segments[j].end + 1 \

@@ -365,15 +365,12 @@ class SymbolpackTools:
         from ...reads.hints import with_answer_id
 
         session, target = self._session(session_id), self._path(path)
-        from ...reads.read import ReadPolicy
-
         names = ([symbol] if symbol else []) + list(symbols or ())
         if names:  # symbols whole, and the lines offset/limit name as one more part
             return self._read_symbols(target, names, known, session, (offset, limit))
 
         def read(ws: Workspace) -> Any:
-            policy = ReadPolicy(max_answer_chars=ws.settings.mcp_max_answer_chars or None)
-            return operations.read_file(ws, target, session, offset=offset, limit=limit, policy=policy,
+            return operations.read_file(ws, target, session, offset=offset, limit=limit, policy=_policy(ws),
                                         confirm=False, front=FRONT, present=frozenset(known or ()))
 
         result = self._run(read)
@@ -387,11 +384,9 @@ class SymbolpackTools:
         """Each symbol *names* name, whole, in one answer (`operations.read_symbols`)."""
         from ...api import operations
         from ...reads.hints import symbols_read_answer
-        from ...reads.read import ReadPolicy
 
         def read(ws: Workspace) -> Any:
-            policy = ReadPolicy(max_answer_chars=ws.settings.mcp_max_answer_chars or None)
-            return operations.read_symbols(ws, target, session, names, policy=policy, front=FRONT,
+            return operations.read_symbols(ws, target, session, names, policy=_policy(ws), front=FRONT,
                                            present=frozenset(known or ()), lines_too=lines_too)
 
         parts, misses = self._run(read)
@@ -439,6 +434,14 @@ class SymbolpackTools:
 
         session = self._session(session_id)
         return ToolAnswer(self._run(lambda ws: json.dumps(operations.status(ws, session), indent=1)))
+
+
+def _policy(ws: Workspace) -> Any:
+    """The read policy of an MCP answer: a whole file, or several symbols, stop short of
+    the host's cap on a tool result (`mcp_max_answer_chars`)."""
+    from ...reads.read import ReadPolicy
+
+    return ReadPolicy(max_answer_chars=ws.settings.mcp_max_answer_chars or None)
 
 
 def _pack_answer(result: Any, knew: bool) -> ToolAnswer:
