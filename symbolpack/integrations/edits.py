@@ -402,7 +402,12 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
     names its version's line at the same number; otherwise unknown). A line the edit wrote whole is
     `show`n where it equals the file there; a line it wrote in part, or that the edit
     could not be replayed on (an `old_string` the copy does not hold once), is
-    unknown. Lines the model was told are elided are moves too: the fold keeps each
+    unknown; so is the whole file, unless the edit replaced only text the model does
+    not hold (inside a body it was told is elided, or never shown: a copy held whole
+    that lacks the text is stale, and the file then goes) and moved no line: then its lines
+    stay, and every line now holding what it wrote is unknown (`_blind_lines`; it never
+    saw their numbers). A re-read after a one-line fix inside an elided body was the
+    whole file (Qwen Code's scenario, 0.43x of its own reads). Lines the model was told are elided are moves too: the fold keeps each
     hidden line with the version it was hidden from (the text behind the marker the
     model holds), not the file's text at its new number.
     *together*: the edits are matched all at once (pi's `edit`; see `replay`)."""
@@ -416,7 +421,14 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
     out = replay("\n".join(lines), origin, edits, together=together) if edits else None
     top = max(extent, len(disk), 1)
     if out is None:
-        return Effect(answer_id, None, None, ((1, top, FORGET, None),), seq)
+        unheld = tail or any(mark[0] != 1 for mark in origin[:extent])  # hidden or never shown
+        written = _blind_lines(lines, edits, disk) if edits and unheld else None
+        if written is None:
+            return Effect(answer_id, None, None, ((1, top, FORGET, None),), seq)
+        # an edit of lines the model never held, that moved none: every line it holds
+        # stays where it was, and where the edit wrote is unknown (it never saw the numbers)
+        kept = [(FORGET, None) if n in written or origin[n - 1] == GAP else (MOVE, n) for n in range(1, extent + 1)]
+        return Effect(answer_id, sha, None if tail else extent, _runs_of(kept, top), seq)
     after, after_origin = out[0].split("\n"), out[1]
     if tail:
         if after[-1] != _TAIL:
@@ -432,6 +444,14 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
             per_line.append((MOVE, mark[1]))  # the model's line or marker, only moved by its edit
         else:  # written in part, or never held
             per_line.append((FORGET, None))
+    return Effect(answer_id, sha, None if tail else len(per_line), _runs_of(per_line, top), seq)
+
+
+def _runs_of(per_line: list[tuple], top: int) -> list[tuple]:
+    """An effect's ops from one (kind, arg) per line 1..: equal neighbours joined (a
+    move while it moves by the same amount); lines past them up to *top* unknown."""
+    from ..reads.answers import GAP as FORGET, MOVE, SHOW
+
     ops: list[tuple] = []
     for n, (kind, arg) in enumerate(per_line, start=1):
         last = ops[-1] if ops else None
@@ -442,4 +462,34 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
             ops.append((n, n, kind, arg))
     if top > len(per_line):
         ops.append((len(per_line) + 1, top, FORGET, None))
-    return Effect(answer_id, sha, None if tail else len(per_line), ops, seq)
+    return ops
+
+
+def _blind_lines(lines: list[str], edits, disk: list[str]) -> set[int] | None:
+    """The lines an edit may have written, when it replaced only text the model does not
+    hold (none of its `old_string`s is in *lines*, the copy's held text) and moved no
+    line (each replaces as many line breaks as it writes): every line of the file that
+    now holds a `new_string`. None when that is not so, or a `new_string` is not in the
+    file (a later edit of the same call rewrote it, or nothing can be placed): the
+    model's lines may have moved where it cannot tell."""
+    held = "\n".join(lines)
+    text = "\n".join(disk) + "\n"
+    starts = [0]
+    for line in disk:
+        starts.append(starts[-1] + len(line) + 1)
+    from bisect import bisect_right
+
+    written: set[int] = set()
+    for old, new, _replace_all in edits:
+        if not isinstance(old, str) or not isinstance(new, str) or not old or not new \
+                or old in held or old.count("\n") != new.count("\n"):
+            return None
+        found, at = False, text.find(new)
+        while at >= 0:
+            found = True
+            first, last = bisect_right(starts, at), bisect_right(starts, at + len(new) - 1)
+            written.update(range(first, last + 1))
+            at = text.find(new, at + 1)
+        if not found:
+            return None
+    return written

@@ -114,3 +114,29 @@ def test_an_edit_matched_together_moves_the_lines_below_it():
     edits = [("d = 4\n", "d = 40\n", False), ("b = 2\n", "b = 20\nx = 0\n", False)]
     edit = edit_effect("edit", sha(disk), before, versions.get, edits, disk, True, 2, together=True)
     assert held(versions, [read, edit]) == dict(enumerate(disk, start=1))
+
+
+def test_an_edit_of_lines_the_model_never_held_that_moves_none_keeps_its_other_lines():
+    """A one-line fix inside lines the model never held (here: past the range it read):
+    its lines stay where they were, and the line it wrote is unknown -- it never saw
+    that line's number -- even where the file has exactly what it wrote."""
+    disk = ["a = 1", "b = 2", "c = 3", "d = 40", "e = 5"]
+    versions, read, edit = read_then_edit(disk, "d = 4", "d = 40", start=1, end=3)
+    assert held(versions, [read, edit]) == {1: "a = 1", 2: "b = 2", 3: "c = 3"}
+    assert fold([read, edit], versions.get).copy.length is None
+
+
+def test_an_edit_of_lines_the_model_never_held_that_moves_lines_forgets_the_file():
+    """Two lines for one inside lines the model never held: which of its lines moved
+    depends on where, which it never saw."""
+    disk = ["a = 1", "b = 2", "c = 3", "d = 4", "x = 0", "e = 5"]
+    versions, read, edit = read_then_edit(disk, "d = 4\n", "d = 4\nx = 0\n", start=1, end=3)
+    assert held(versions, [read, edit]) == {}
+
+
+def test_an_edit_of_unheld_lines_whose_text_is_not_in_the_file_forgets_the_file():
+    """What the edit wrote is nowhere in the file (a later edit of the same call rewrote
+    it): where it wrote cannot be told."""
+    disk = ["a = 1", "b = 2", "c = 3", "d = 44", "e = 5"]
+    versions, read, edit = read_then_edit(disk, "d = 4", "d = 40", start=1, end=3)
+    assert held(versions, [read, edit]) == {}

@@ -53,8 +53,11 @@ host = st.one_of(
 # the model's own edit (Claude's Edit, pi's edit): a line it holds, replaced by 0-2 lines,
 # kept as an answer of its own (`own_edits.keep_own_edit`)
 own = st.tuples(st.just("own"), st.floats(0, 1), st.integers(0, 2))
+# ... or a line it does not hold (inside a body it was told is elided, or never shown),
+# replaced by one line: its own lines stay, the line it wrote is where it never saw
+blind = st.tuples(st.just("blind"), st.floats(0, 1), st.just(1))
 pack = st.tuples(st.just("pack"), st.floats(0, 1), st.just(0))  # a context pack, kept as an answer
-steps = st.lists(st.one_of(edit, read, read, host, host, own, pack), min_size=3, max_size=30)
+steps = st.lists(st.one_of(edit, read, read, host, host, own, blind, pack), min_size=3, max_size=30)
 
 
 def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
@@ -94,9 +97,9 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
                 if op == "fork":
                     session = f"conv-{calls}"
                     continue
-                if op == "own":
+                if op in ("own", "blind"):
                     calls += 1
-                    own_edit(ws, path, context, where, arg, f"toolu_{calls}")
+                    own_edit(ws, path, context, where, arg, f"toolu_{calls}", blind=op == "blind")
                     lines = path.read_text().split("\n")[:-1]
                     history.append(lines)
                     continue
@@ -149,10 +152,13 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
             os.environ.pop("SYMBOLPACK_DIR", None)
 
 
-def own_edit(ws: Workspace, path: Path, context: list[tuple], where: float, count: int, answer_id: str) -> None:
+def own_edit(ws: Workspace, path: Path, context: list[tuple], where: float, count: int, answer_id: str,
+             blind: bool = False) -> None:
     """The model edits a line it holds (its text unique in what it holds and on disk,
     as Claude's Edit requires of the file): that line becomes *count* lines, on disk
-    wherever the text is, in the model's copy where it believes it is."""
+    wherever the text is, in the model's copy where it believes it is. *blind*: a line
+    of the file whose text is nowhere in what the model holds becomes one line; the
+    model's lines stay, and it does not know where the line it wrote is."""
     from symbolpack.engine.sources import load_source, split_text_lines
     from symbolpack.evaluation.oracle import OwnEdit
     from symbolpack.integrations.own_edits import keep_own_edit
@@ -160,20 +166,28 @@ def own_edit(ws: Workspace, path: Path, context: list[tuple], where: float, coun
     rel = path.name
     held = ReadOracle.replay([item for _, item in context]).reconstruct(rel)
     belief = "\n".join(held.values())
-    candidates = [n for n, text in held.items() if text.strip() and list(held.values()).count(text) == 1
-                  and belief.count(text + "\n") + belief.endswith(text) <= 1]
     disk = path.read_text()
-    candidates = [n for n in candidates if disk.count(held[n] + "\n") == 1 and disk.count(held[n]) == 1]
+    if blind:
+        on_disk = disk.split("\n")[:-1]
+        candidates = [n for n, text in enumerate(on_disk, 1) if text.strip() and text not in belief
+                      and disk.count(text) == 1 and n not in held]
+    else:
+        candidates = [n for n, text in held.items() if text.strip() and list(held.values()).count(text) == 1
+                      and belief.count(text + "\n") + belief.endswith(text) <= 1]
+        candidates = [n for n in candidates if disk.count(held[n] + "\n") == 1 and disk.count(held[n]) == 1]
     if not candidates:
         return
     n = candidates[int(where * (len(candidates) - 1))]
     new_lines = [f"    own_{answer_id}_{k} = {k}" for k in range(count)]
-    old, new = held[n] + "\n", "".join(line + "\n" for line in new_lines)
+    old, new = (on_disk[n - 1] if blind else held[n]) + "\n", "".join(line + "\n" for line in new_lines)
     path.write_text(disk.replace(old, new, 1))
     source = load_source(str(path), str(ws.root), ())
     keep_own_edit(ws.store, rel, answer_id, [ident for ident, _ in context], source,
                   split_text_lines(source.text), edits=[(old, new, False)])
-    context.append((answer_id, OwnEdit(rel, n, 1, tuple(new_lines))))
+    # blind: the line it wrote is somewhere it never saw; the oracle places it at the
+    # file's number and forgets it (the model's lines do not move: one line for one)
+    context.append((answer_id, OwnEdit(rel, n, 1, tuple(new_lines), unsure=tuple(range(n, n + count)) if blind
+                                       else ())))
 
 
 def engine_claims_only_what_the_model_holds(ws: Workspace, rel: str, context: list[tuple]) -> None:
@@ -247,6 +261,9 @@ MARKER_WITHOUT_ITS_BASE = [("forced", 0.0, 0), ("replace", 0.05, "zz"), ("full",
 # a pack's [UNCHANGED] stub whose base read is then cleared: the stub alone gives the
 # model no code (a stub kept as shown code would let the next read vouch for it)
 @example([("forced", 0.0, 0), ("pack", 0.5, 0), ("drop", 0.99, 1), ("full", 0.0, 0)], 0, 3)
+# an edit of a line inside an elided body: the engine must not claim the line it wrote
+# (the model never saw its number; found by this property with such a claim planted)
+@example([("full", 0.0, 0), ("blind", 0.0, 1), ("range", 0.0, 1)], 0, 3)
 def test_answers_lean_only_on_what_the_present_answers_gave_the_model(steps_, seed, min_lines):
     run(steps_, ".py", seed, min_lines)
 
