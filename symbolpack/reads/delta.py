@@ -190,7 +190,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     body = render_delta(new, segments, request.hints, anchors(current), shown_old, gone, fresh, mapped)
     if "delta" not in request.told:
         header += (" Numbers are current. Each change comes with the lines around it (a short function whole)."
-                   " \"... A-B unchanged\": the text you have there; \"(were C-D)\": you have it at C-D.")
+                   f" \"... A-B unchanged\": the text you have there; \"(were C-D)\": {request.hints.delta_were}.")
         if any("; declared now on lines: " in line for line in body):  # "the attribute's line or the fn's?"
             header += " \"declared now on lines: f 12\": line 12 names f (its def/fn/class line)."
     text = "\n".join([header, *body])

@@ -41,6 +41,7 @@ class Hints:
     has_symbol = True  # a marker can name a symbol to read (else it names lines only)
     delta_since = "since your last whole read of it"  # what a delta's "lines then" counts
     delta_edits = ""  # said of edits the model made that symbolpack did not see
+    delta_were = "you have it at C-D"  # what a delta's "(were C-D)" numbers count
     diff_base = ""  # what a unified diff's "your copy" is, when that needs saying
 
     def delta_lengths(self, then: int, now: int) -> str:
@@ -141,6 +142,10 @@ class McpHints(ToolHints):
     delta_edits = " If you edited this file since those answers, your edits are among these changes."
     diff_base = (" (what the answers you passed in known showed; if you edited the file since, your edits show in"
                  " this diff as changes)")
+    # "(were X-Y)" counted the answers' lines while the model counted its copy after its
+    # own edit: a real agent doubted the numbers ("they referred to the earlier answers'
+    # coordinates rather than my post-edit copy")
+    delta_were = "the answers you passed had it at C-D (before any edit of yours)"
 
     def delta_lengths(self, then: int, now: int) -> str:
         # "N lines then" counted the answers' lines, not the model's own edit after
