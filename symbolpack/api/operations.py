@@ -263,6 +263,8 @@ def read_file(
             chosen = in_fold_order(present, store.answers(source.rel))
             folded = fold(chosen, load)
             copy = folded.copy
+            if len(copy.versions()) > 1:  # lines a later answer took the number of: not new to it
+                request = request._replace(shown=frozenset(folded.shown))
             own = _own_edit_runs(folded.source, {e.id for e in chosen if e.base is not None})
             if own:
                 request = request._replace(own_edits=own)

@@ -131,13 +131,15 @@ class Effect:
 
 
 class Folded:
-    """A fold's result: the copy, and per line the id of the answer that set it."""
+    """A fold's result: the copy, per line the id of the answer that set it, and the
+    text of every line the answers showed, wherever a later one took its number."""
 
-    __slots__ = ("copy", "source")
+    __slots__ = ("copy", "source", "shown")
 
-    def __init__(self, copy: AgentCopy, source: Sequence[str | None]) -> None:
+    def __init__(self, copy: AgentCopy, source: Sequence[str | None], shown: AbstractSet[str] = frozenset()) -> None:
         self.copy = copy
         self.source = source  # index 1..: answer id, or None for a gap
+        self.shown = shown
 
     def leaned_on(self, effect: Effect) -> list[str]:
         """The answers whose lines *effect* vouches for (its `keep` runs), in first-use order."""
@@ -299,6 +301,8 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
         return version[n - 1] if version is not None and 1 <= n <= len(version) else None
 
     folded: set[str] = set()
+    aligned: dict = {}  # (older sha, newer sha) -> older line -> newer line, for `_forget_restated`
+    shown: set[str] = set()
     for effect in effects:
         if effect.always and effect.length == 0:  # the whole file forgotten
             cells, source, length = [None], [None], None
@@ -315,6 +319,9 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
             for n in range(a, b + 1):
                 if kind == SHOW:
                     new_cells[n], new_source[n] = (effect.sha, None), effect.id
+                    line = text(effect.sha, n) if effect.sha is not None else None
+                    if line is not None:
+                        shown.add(line)
                 elif kind == HIDE:
                     new_cells[n], new_source[n] = (effect.sha, arg), effect.id
                 elif kind == GAP:
@@ -338,7 +345,51 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
             del new_cells[effect.length + 1:]
             del new_source[effect.length + 1:]
             length = effect.length
+        elif effect.sha is not None and effect.base is None:
+            _forget_restated(new_cells, new_source, effect, load, aligned)
         cells, source = new_cells, new_source
     if not any(cells):  # nothing held: what a first read finds (a skeleton where one applies)
         return Folded(AgentCopy(), [None])
-    return Folded(AgentCopy.from_cells(length, cells), source)
+    return Folded(AgentCopy.from_cells(length, cells), source, shown)
+
+
+def _forget_restated(cells: list, source: list, effect: Effect, load, aligned: dict) -> None:
+    """A part answer (a symbol, a range) of a newer version shows text the copy also
+    holds, from an older answer, at the older version's numbers: forget those older
+    lines. Per line number both are what the model was given, but a copy that holds a
+    function twice, once where a skeleton showed it and once where a symbol read gives
+    it now, made deltas call the function's lines removed and hide part of its
+    docstring behind the skeleton's marker; real agents doubted such deltas and read
+    the code again (click, viper, axios). Forgetting is always sound: those lines are
+    shown again if an answer needs them. The older lines restated are those the
+    alignment of the two versions maps into the answer's lines, and the lines between
+    them (the part of the older version that became this text)."""
+    spans = [(a, b) for a, b, kind, _ in effect.ops if kind in (SHOW, HIDE)]
+    if not spans:
+        return
+    written = {n for a, b in spans for n in range(a, b + 1)}
+    newer = effect.sha
+    for older in {cell[0] for cell in cells[1:] if cell is not None and cell[0] != newer}:
+        key = (older, newer)
+        if key not in aligned:
+            aligned[key] = _line_map(load(older), load(newer))
+        moved = aligned[key]
+        if moved is None:
+            continue
+        for a, b in spans:
+            inside = [m for m, j in moved.items() if a <= j <= b and m != j]
+            if not inside:
+                continue
+            for n in range(min(inside), min(max(inside), len(cells) - 1) + 1):
+                cell = cells[n]
+                if n not in written and cell is not None and cell[0] == older:
+                    cells[n], source[n] = None, None
+
+
+def _line_map(older: Sequence[str] | None, newer: Sequence[str] | None) -> dict[int, int] | None:
+    """Each line of *older* (1-based) that stands unchanged in *newer*, to its line there."""
+    if older is None or newer is None:
+        return None
+    from ..base.linediff import matching_blocks
+
+    return {i + k + 1: j + k + 1 for i, j, n in matching_blocks(older, newer) for k in range(n)}

@@ -60,8 +60,8 @@ class ReadPolicy(namedtuple("ReadPolicy", [
 
 
 class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told", "hints",
-                                             "own_edits", "capped"],
-                             defaults=[None, None, None, False, (), CLI, (), False])):
+                                             "own_edits", "capped", "shown"],
+                             defaults=[None, None, None, False, (), CLI, (), False, frozenset()])):
     """One read: a path, an optional range or resolved drill-in symbol, and --full.
     *told*: the modes this session was already answered with ("skeleton", "delta"):
     their first answer explained the markers; later ones say only what they are
@@ -71,7 +71,10 @@ class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol"
     no answer has shown since: a whole-file re-read shows them (real models read an
     `[UNCHANGED]` after their edit as "my edit was not applied").
     *capped*: the range is the host's cap on a whole-file read (Claude's Read shows
-    lines 1-2000 of a longer file), not lines the model asked for."""
+    lines 1-2000 of a longer file), not lines the model asked for.
+    *shown*: the text of every line the present answers showed, wherever a later
+    answer took its number (`answers.Folded.shown`): a delta does not call such text
+    new or changed."""
 
     __slots__ = ()
 
@@ -239,7 +242,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
             candidates.append(diff_outcome(request, current, copy, upto, known, diff))
     if delta_possible:
         removed = removed_names(old, current, names_before)
-        delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops)
+        delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops, request.shown)
         if only_unseen:
             candidates = []  # every change is inside bodies the agent never read: name them, no diff
         diff_wins = bool(candidates) and (

@@ -226,11 +226,13 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             after = last_source = None
             i += 1
             continue
-        if after is not None and after[0] + 1 == seg.start and seg.source > after[1] + 1 \
-                and not moved(after[1] + 1, seg.source - 1):
+        held_between = [k for k in range(after[1] + 1, seg.source) if old is None or k < len(old) and old[k] is not None] \
+            if after is not None and after[0] + 1 == seg.start else []
+        if held_between and not moved(held_between[0], held_between[-1]):
             # lines of the copy removed between two runs it still has: said, not left to be inferred
-            # from the jump in "were" numbers (real models doubted the mapping there)
-            out.append(removed_marker(after[1] + 1, seg.source - 1, old))
+            # from the jump in "were" numbers (real models doubted the mapping there); lines it
+            # does not hold there are not its lines to lose
+            out.append(removed_marker(held_between[0], held_between[-1], old))
         elif (went := went_unsaid(seg.source)) is not None:
             # more lines of the copy gone than lines shown in their place, none vouched for
             # anywhere: said (res.send's removed block beside its changed lines: real models

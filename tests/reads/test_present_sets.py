@@ -422,3 +422,24 @@ def test_the_model_s_own_edit_keeps_its_markers_where_the_file_moved_under_them(
     assert "have not read" not in after["text"], "bodies that only moved are not changed"
     context = [("r1", first), ("e1", OwnEdit("app.py", at, 1, (new[:-1],)))]
     judge(context, after, path, {}, path.read_text().split("\n"))
+
+
+def test_a_symbol_read_after_a_push_takes_the_place_of_the_older_lines_it_restates(ledger):
+    """Skeleton, then a push adds lines above rule1, then rule3 read whole at its new
+    place: the skeleton's rule3 lines at the old numbers are what that read restates,
+    and it took the numbers of rule4's first lines. The next push's delta names what
+    changed (the new constants, rule0's hidden body) and nothing else: not rule3 as removed, not
+    rule4 as changed and shown whole (real agents doubted such deltas and read the
+    code again); and every answer stays right."""
+    ws, path = ledger
+    first = read_file(ws, path, "s", answer_id="r1", present=[]).response
+    path.write_text(path.read_text().replace("def rule1(", "LIMIT = 10\nSTEP = 2\n\n\ndef rule1("))
+    third = read_file(ws, path, "s", answer_id="r2", present=["r1"], symbol="rule3").response
+    path.write_text(path.read_text().replace("acc0 += 4 *", "acc0 += 40 *"))
+    after = read_file(ws, path, "s", answer_id="r3", present=["r1", "r2"]).response
+    assert after["mode"] == "delta", after["text"]
+    assert ("Changed/new: LIMIT (new), STEP (new). Changed inside code you have not read (still elided): rule0. "
+            in after["text"]), after["text"]
+    assert "were removed" not in after["text"] and "are gone" not in after["text"], after["text"]
+    assert "acc4 += 5" not in after["text"] and "    77\tdef rule4(" in after["text"], after["text"]
+    judge([("r1", first), ("r2", third)], after, path, {}, path.read_text().split("\n"))

@@ -185,11 +185,14 @@ def test_a_long_output_is_cut_at_a_line_and_says_what_it_left_out(episode, tmp_p
     assert log(run)[-1]["cut"] is True and log(run)[-1]["output"] == shown
 
 
-def test_an_edit_inside_a_body_the_model_never_saw_makes_the_next_read_whole(episode, tmp_path):
-    """The lab lets an agent edit text it never read (a real host refuses): its copy is
-    then unknown, and the next read is the whole file, its edit in it, not a skeleton."""
+def test_an_edit_inside_a_body_the_model_never_saw_is_shown_by_the_next_read(episode, tmp_path):
+    """The lab lets an agent edit text it never read (Qwen Code does too): it moved no
+    line, so the rest of its copy stands, and the next read is a delta showing the lines
+    it wrote (it never saw their numbers), not the whole file."""
     run = setup(str(episode), "symbolpack", str(tmp_path / "run"))
     assert run_command(run, ["read", "app.py"]).startswith("[SKELETON]")
     run_command(run, ["edit", "app.py"], "<<<<<<< OLD\n    y = x + 1\n    z\n=======\n    y = x + 100\n    z\n>>>>>>> NEW\n")
     after = run_command(run, ["read", "app.py"])
-    assert after.startswith("     1\tdef f0(x):\n") and "    10\t    y = x + 100\n" in after
+    assert after.startswith("[DELTA] app.py:")
+    assert [line for line in after.split("\n") if "\t" in line] == [
+        "    10\t    y = x + 100", "    11\t    z = y * 2  # twice the input and 1, as the spec asks"]
