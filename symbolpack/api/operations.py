@@ -476,14 +476,23 @@ OCCURRENCE_CONTEXT = 4
 
 def _occurrences(lines: Sequence[str], name: str) -> list[tuple[int, int]]:
     """Windows around the first lines where *name* (its last part: `Class.key` -> `key`)
-    occurs as a word, merged where they touch."""
+    occurs as a word, merged where they touch; none when a qualifier of it occurs
+    nowhere (`ConfigParseError.Error` in a file without `ConfigParseError` showed
+    another type's `Error`: a real agent was misled)."""
     import re
 
-    word = re.split(r"[.#]|::", name)[-1].strip()
-    if not word:
+    parts = [part.strip() for part in re.split(r"[.#]|::", name)]
+    if not parts[-1]:
         return []
-    pattern = re.compile(r"(?<![\w$])" + re.escape(word) + r"(?![\w$])")
-    hits = [n for n, text in enumerate(lines, 1) if pattern.search(text)][:OCCURRENCES_SHOWN]
+
+    def as_word(part: str):
+        return re.compile(r"(?<![\w$])" + re.escape(part) + r"(?![\w$])")
+
+    text = "\n".join(lines)
+    if any(part and not part.isdigit() and not as_word(part).search(text) for part in parts[:-1]):
+        return []
+    pattern = as_word(parts[-1])
+    hits = [n for n, line in enumerate(lines, 1) if pattern.search(line)][:OCCURRENCES_SHOWN]
     windows: list[tuple[int, int]] = []
     for n in hits:
         a, b = max(1, n - OCCURRENCE_CONTEXT), min(len(lines), n + OCCURRENCE_CONTEXT)

@@ -143,6 +143,11 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
             dirty.add(first.id)
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
     window, opened = _change_windows(dirty - unseen, owner, points, total, _signature_lines(current, dirty))
+    for group in points:  # an indented change no symbol owns (an anonymous callback's): a few lines around it
+        first = group[0]
+        if len(group) == 1 and owner[first] is None and new[first - 1][:1] in (" ", "\t") and new[first - 1].strip():
+            window.update(k for k in range(max(first - _LOOSE_CONTEXT, 1), min(first + _LOOSE_CONTEXT, total) + 1)
+                          if owner[k] is None)
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
     for i in range(1, total + 1):
         sym = owner[i]
@@ -239,6 +244,10 @@ def anchors(current: Current) -> dict[int, str]:
 # which costs more than these lines. (The replayed histories' simulated agent, which
 # never re-reads, measured 2 lines of context as 0.3-1.5% dearer.)
 _WINDOW_CONTEXT = 6
+# around an indented change no symbol owns: a line of a callback inside `export default
+# function` shown alone was read again with its neighbours (a real agent, axios); a
+# top-level line (an import, a constant) stands alone
+_LOOSE_CONTEXT = 2
 _WHOLE_LEAF_LINES = 40
 
 

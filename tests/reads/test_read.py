@@ -860,3 +860,21 @@ def test_no_diff_from_a_copy_stitched_from_versions_numbered_differently():
     v3[100] = "    y_changed = 0"
     r = agent.read(current(v3))
     assert r["mode"] == "delta", r["text"]
+
+
+def test_an_indented_change_no_symbol_owns_comes_with_the_lines_around_it():
+    """A line changed inside code no symbol owns (here a `__main__` block; in JavaScript
+    an anonymous callback) is shown with two lines each side, as a symbol's change is
+    with its window: shown alone, a real agent read its neighbours again. A top-level
+    line (an import) stands alone."""
+    v0 = ["import os", "import io", "import sys", "import json", "import time", "", "", "def f(x):", "    return x",
+          "", "", 'if __name__ == "__main__":', *[f"    step{k} = f({k})" for k in range(40)]]
+    agent = Agent(ReadPolicy(diff_max_hunks=0, small_file_tokens=SMALL))
+    agent.read(current(v0), ReadRequest("m.py", offset=1, limit=len(v0)))
+    v1 = [line.replace("f(20)", "f(200)").replace("import sys", "import re") for line in v0]
+    r = agent.read(current(v1))
+    shown = [line for line in r["text"].splitlines()[1:] if "\t" in line]
+    # (lines 1-2 are shown rather than a marker as long as they: an unchanged run that short)
+    assert shown == [*[f"{n:6d}\t{v1[n - 1]}" for n in (1, 2, 3)], *[f"{n:6d}\t{v1[n - 1]}" for n in range(31, 36)]
+                     ], r["text"]
+    assert v1[32] == "    step20 = f(200)"
