@@ -485,7 +485,7 @@ def _occurrences(lines: Sequence[str], name: str) -> list[tuple[int, int]]:
     if not parts[-1]:
         return []
 
-    def as_word(part: str):
+    def as_word(part: str) -> "re.Pattern[str]":
         return re.compile(r"(?<![\w$])" + re.escape(part) + r"(?![\w$])")
 
     text = "\n".join(lines)

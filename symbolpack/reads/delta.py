@@ -144,9 +144,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
     window, opened = _change_windows(dirty - unseen, owner, points, total, _signature_lines(current, dirty))
     for group in points:  # an indented change no symbol owns (an anonymous callback's): a few lines around it
-        first = group[0]
-        if len(group) == 1 and owner[first] is None and new[first - 1][:1] in (" ", "\t") and new[first - 1].strip():
-            window.update(k for k in range(max(first - _LOOSE_CONTEXT, 1), min(first + _LOOSE_CONTEXT, total) + 1)
+        at = group[0]
+        if len(group) == 1 and owner[at] is None and new[at - 1][:1] in (" ", "\t") and new[at - 1].strip():
+            window.update(k for k in range(max(at - _LOOSE_CONTEXT, 1), min(at + _LOOSE_CONTEXT, total) + 1)
                           if owner[k] is None)
     status: list[str] = [""] * (total + 1)  # S show, U unchanged, E elided
     for i in range(1, total + 1):
