@@ -89,6 +89,31 @@
         (generator_function body: (statement_block) @body)
       ]))) @definition.function
 
+; export default enabled && function httpAdapter(config) {}, module.exports = function
+; name() {}: a named function that is no declaration, whose body may be most of the
+; module (axios's adapters: a skeleton showed its 500 lines)
+(export_statement
+  value: [
+    (function_expression
+      name: (identifier) @name
+      body: (statement_block) @body)
+    (binary_expression
+      right: (function_expression
+        name: (identifier) @name
+        body: (statement_block) @body))
+  ]) @definition.function
+
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @_exports)
+    right: (function_expression
+      name: (identifier) @name
+      body: (statement_block) @body))
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @definition.function
+
 ; exports.foo = function () {}, module.exports.foo = () => {}
 (expression_statement
   (assignment_expression

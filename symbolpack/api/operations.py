@@ -396,7 +396,7 @@ def read_symbols(
         try:
             found = resolve_all(name, syms, where=source.rel)
         except (NotFound, UsageError) as exc:
-            where = _occurrences(lines, name) if isinstance(exc, NotFound) else []
+            where = _occurrences(lines, name, syms) if isinstance(exc, NotFound) else []
             if not where:
                 if len(names) == 1:
                     raise
@@ -474,11 +474,13 @@ OCCURRENCES_SHOWN = 3
 OCCURRENCE_CONTEXT = 4
 
 
-def _occurrences(lines: Sequence[str], name: str) -> list[tuple[int, int]]:
+def _occurrences(lines: Sequence[str], name: str, syms: Sequence = ()) -> list[tuple[int, int]]:
     """Windows around the first lines where *name* (its last part: `Class.key` -> `key`)
-    occurs as a word, merged where they touch; none when a qualifier of it occurs
-    nowhere (`ConfigParseError.Error` in a file without `ConfigParseError` showed
-    another type's `Error`: a real agent was misled)."""
+    occurs as a word, merged where they touch. A qualified name's last part counts
+    inside a symbol of *syms* its qualifier names (a setting inside `class Base`), and,
+    where none is named so, on a line that names the qualifier too: `ConfigParseError.Error`
+    in a file that only uses `ConfigParseError` showed another type's `Error` (a real
+    agent was misled)."""
     import re
 
     parts = [part.strip() for part in re.split(r"[.#]|::", name)]
@@ -488,11 +490,19 @@ def _occurrences(lines: Sequence[str], name: str) -> list[tuple[int, int]]:
     def as_word(part: str) -> "re.Pattern[str]":
         return re.compile(r"(?<![\w$])" + re.escape(part) + r"(?![\w$])")
 
-    text = "\n".join(lines)
-    if any(part and not part.isdigit() and not as_word(part).search(text) for part in parts[:-1]):
-        return []
     pattern = as_word(parts[-1])
-    hits = [n for n, line in enumerate(lines, 1) if pattern.search(line)][:OCCURRENCES_SHOWN]
+    qualifier = [part for part in parts[:-1] if part]
+    spans = [s.lines for s in syms if qualifier and s.qualname.rsplit(".", 1)[-1] == qualifier[-1]]
+    named = [as_word(part) for part in qualifier]
+
+    def counts(n: int, line: str) -> bool:
+        if not pattern.search(line):
+            return False
+        if spans:
+            return any(a <= n <= b for a, b in spans)
+        return all(word.search(line) for word in named)
+
+    hits = [n for n, line in enumerate(lines, 1) if counts(n, line)][:OCCURRENCES_SHOWN]
     windows: list[tuple[int, int]] = []
     for n in hits:
         a, b = max(1, n - OCCURRENCE_CONTEXT), min(len(lines), n + OCCURRENCE_CONTEXT)

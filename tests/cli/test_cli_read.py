@@ -302,9 +302,15 @@ def test_several_symbols_and_a_word_no_symbol_has(make_repo):
     assert both[1:] == ["    46\tdef other(x):", "    47\t    return x"]
     neither = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "nosuch")
     assert neither.returncode != 0 and "no symbol named 'nosuch'" in neither.stderr.lower()
-    # a qualified name whose qualifier the file never names is not looked for by its last
-    # part (`Other.value` would show `app.value` lines: another thing's value)
+    # a qualified name's last part counts inside the symbol its qualifier names, else on a
+    # line naming the qualifier too (`Other.value` would show `app.value` lines: another
+    # thing's value; `configure.session_store` is the key inside configure)
     qualified = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "Other.value", "--symbol", "other",
                       check=True).stdout.splitlines()
     assert qualified[0].startswith("[SYMBOLS] m.py: No symbol named 'Other.value'") and qualified[0].endswith(
         ". Shown, as it is now: other (lines 46-47).")
+    inside = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "configure.session_store",
+                   check=True).stdout.splitlines()
+    assert inside[0].endswith("Shown, as it is now: where configure.session_store occurs (lines 18-26).")
+    outside = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "other.session_store")
+    assert outside.returncode != 0 and "other.session_store" in outside.stderr

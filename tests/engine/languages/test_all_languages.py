@@ -194,7 +194,8 @@ def test_queries_for_files_are_few_and_cover_each_other():
     languages._subsets.clear()  # a fresh process's cache
     languages._compiled.cache_clear()
     without = b"const x = 1;\n"
-    with_words = b"exports.f = function () {};\nA.prototype.g = function () {};\nclass B { constructor() {} }\n"
+    with_words = (b"exports.f = function () {};\nA.prototype.g = function () {};\nclass B { constructor() {} }\n"
+                  b"module.exports = function h() {};\n")
     small = parser_and_query("javascript", False, without)[1]
     whole = parser_and_query("javascript", False)[1]
     assert small.pattern_count < whole.pattern_count

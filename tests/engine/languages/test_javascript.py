@@ -139,5 +139,25 @@ function setup(app) {
         ("res.status", "method", (3, 6), (4, 5)),
         ("res.json", "method", (8, 10), (9, 9)),
         ("helper", "function", (12, 14), (13, 13)),
+        ("createApplication", "function", (16, 18), (17, 17)),
         ("setup", "function", (20, 24), (21, 23)),
     ]
+
+
+def test_a_named_function_that_is_no_declaration_is_a_symbol():
+    """`export default enabled && function adapter() {}` and `module.exports = function
+    handler() {}`: their bodies can be most of a module (axios's http adapter), which a
+    skeleton showed whole while no symbol held it."""
+    source = ("const enabled = true;\n"
+              "export default enabled && function adapter(config) {\n"
+              "  function abort(reason) {\n"
+              "    return reason;\n"
+              "  }\n"
+              "  return abort(config);\n"
+              "}\n")
+    assert symbols_of(source, "javascript") == [
+        ("adapter", "function", (2, 7), (3, 6)),
+        ("adapter.abort", "function", (3, 5), (4, 4)),
+    ]
+    assert symbols_of("module.exports = function handler(req) {\n  return req;\n};\n", "javascript") == [
+        ("handler", "function", (1, 3), (2, 2))]
