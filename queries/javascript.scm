@@ -89,6 +89,28 @@
         (generator_function body: (statement_block) @body)
       ]))) @definition.function
 
+; const Foo = wrap("Foo", (inst, def) => { ... }), export const handler = middy(async (e) => { ... }):
+; a function value made by a call (zod's `core.$constructor`, React's `forwardRef`,
+; `debounce`); its body is the callback's (a skeleton showed every such body whole)
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (call_expression
+      arguments: (arguments [
+        (arrow_function body: (statement_block) @body)
+        (function_expression body: (statement_block) @body)
+      ])))) @definition.function
+
+(export_statement
+  declaration: (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: (call_expression
+        arguments: (arguments [
+          (arrow_function body: (statement_block) @body)
+          (function_expression body: (statement_block) @body)
+        ]))))) @definition.function
+
 ; export default enabled && function httpAdapter(config) {}, module.exports = function
 ; name() {}: a named function that is no declaration, whose body may be most of the
 ; module (axios's adapters: a skeleton showed its 500 lines)

@@ -98,3 +98,26 @@ def test_typescript_signatures_and_references():
     assert ("sumLines", 43, "call") in found
     assert ("Register", 54, "class") in found
     assert ("charge", 54, "call") in found
+
+
+def test_a_function_value_made_by_a_call_is_a_function_with_its_callbacks_body():
+    """`export const $Check: Ctor<$Check> = core.$constructor("$Check", (inst, def) => {...})`
+    (zod), `const Button = forwardRef((props, ref) => {...})`: the callback's body is the
+    symbol's. A type that shares the name stays a symbol of its own, so reading the name
+    reads both (a real agent asking for the constructor got only the interface)."""
+    from .helpers import symbols_of
+
+    source = ("export interface $Check {\n"
+              "  _zod: number;\n"
+              "}\n"
+              "export const $Check: Ctor<$Check> = /*@__PURE__*/ core.$constructor(\n"
+              "  \"$Check\",\n"
+              "  (inst, def) => {\n"
+              "    inst.ok = def.ok;\n"
+              "  }\n"
+              ");\n"
+              "const short = items.map((x) => x + 1);\n")
+    assert symbols_of(source, "typescript") == [
+        ("$Check", "interface", (1, 3), (2, 2)),
+        ("$Check#2", "function", (4, 9), (7, 7)),
+    ]
