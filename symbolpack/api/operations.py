@@ -263,8 +263,8 @@ def read_file(
             chosen = in_fold_order(present, store.answers(source.rel))
             folded = fold(chosen, load)
             copy = folded.copy
-            if len(copy.versions()) > 1:  # lines a later answer took the number of: not new to it
-                request = request._replace(shown=frozenset(folded.shown))
+            # lines a later answer took the number of, or whose keep lost its base: not new to it
+            request = request._replace(shown=frozenset(folded.shown))
             own = _own_edit_runs(folded.source, {e.id for e in chosen if e.base is not None})
             if own:
                 request = request._replace(own_edits=own)
@@ -291,17 +291,14 @@ def read_file(
                 "utf-8", "surrogateescape"))
             return None if parsed is None else {s.qualname for s in parsed}
 
-        def names_before(old_lines: Sequence[str]) -> set[str] | None:
+        def names_before(old_lines: Sequence[str | None]) -> set[str] | None:
+            # the names of the versions the copy was made of say what the model could have
+            # seen: a parse of a copy stitched from several nests what follows an unfinished
+            # body inside it, and made up removals (real agents read "Removed: getPath" beside
+            # "now at: getPath 1744"); a copy with gaps (answers whose base left the context)
+            # named no removal at all ("defaultMaxDepth" gone, and found by a range read)
             versions = copy.versions()
-            if len(versions) == 1:
-                sha = next(iter(versions))
-                if load(sha) == list(old_lines):
-                    return names_of(sha)
-            if len(versions) > 1:
-                # a copy stitched from several versions: a parse of the stitched text nests
-                # what follows an unfinished body inside it, and made up removals (real
-                # agents read "Removed: getPath" beside "now at: getPath 1744"); the names
-                # of the versions it was made of say what the model could have seen
+            if versions:
                 found: set[str] = set()
                 for sha in versions:
                     names = names_of(sha)
@@ -309,7 +306,10 @@ def read_file(
                         return None
                     found |= names
                 return found
-            before = ws.symbols_of(source.rel, "\n".join(old_lines).encode("utf-8", "surrogateescape"))
+            if any(line is None for line in old_lines):
+                return None
+            before = ws.symbols_of(source.rel, "\n".join(line or "" for line in old_lines).encode(
+                "utf-8", "surrogateescape"))
             return None if before is None else {s.qualname for s in before}
 
         outcome = _decide(request, current, copy, load, policy, plain=session.degraded, names_before=names_before)

@@ -93,9 +93,10 @@ def _align(old: Sequence, new: Sequence[str], ops, known: Sequence[bool]) -> tup
 
 
 def removed_names(old: Sequence, current: Current, names_before) -> list[str]:
-    """Qualnames the copy's text defines and the file no longer does (only when the
-    copy's text is whole: a partial text would make up removals)."""
-    if names_before is None or any(t is None for t in old[1:]):
+    """Qualnames the copy defines and the file no longer does: *names_before* gives the
+    names of the versions the copy was made of, or of its text when it is whole (a
+    partial text would make up removals), else None."""
+    if names_before is None:
         return []
     before = names_before(old[1:])
     if not before:

@@ -322,7 +322,7 @@ def test_ids_a_model_passes_as_a_set_fold_in_the_order_they_were_answered(py_rep
     read_file(ws, path, "s", answer_id="r1", present=[])
     path.write_text(path.read_text() + "\n\ndef added():\n    return 7\n")
     delta = read_file(ws, path, "s", answer_id="r2", present=["r1"]).response
-    assert delta["mode"] == "delta" and delta["leans_on"] == ["r1"]
+    assert delta["mode"] == "diff" and delta["leans_on"] == ["r1"]
     class NewestFirst(frozenset):  # a set that iterates the newer id first
         def __iter__(self):
             return iter(sorted(frozenset.__iter__(self), reverse=True))
@@ -443,3 +443,18 @@ def test_a_symbol_read_after_a_push_takes_the_place_of_the_older_lines_it_restat
     assert "were removed" not in after["text"] and "are gone" not in after["text"], after["text"]
     assert "acc4 += 5" not in after["text"] and "    77\tdef rule4(" in after["text"], after["text"]
     judge([("r1", first), ("r2", third)], after, path, {}, path.read_text().split("\n"))
+
+
+def test_a_copy_with_gaps_names_what_its_versions_defined_and_the_file_no_longer_does(ledger):
+    """The model's copy has a gap (a refresh forgot a few lines of it). A function
+    removed since is still named as removed (the names of the versions its answers
+    showed), not left to be inferred from its absence (a real agent re-read the range
+    to see that a field had gone)."""
+    ws, path = ledger
+    read_file(ws, path, "s", answer_id="r1", present=[], force_full=True)
+    refresh(ws, path, "s", 2, 2)
+    text = path.read_text()
+    path.write_text(text[:text.index("def rule3(")] + text[text.index("def rule4("):])
+    after = read_file(ws, path, "s", answer_id="r2", present=["r1"]).response
+    assert after["mode"] == "delta", after["text"]
+    assert "Removed: rule3." in after["text"], after["text"]
