@@ -163,6 +163,18 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
             status[i] = "U"
         else:
             status[i] = "H"  # elided before, the same text now: still elided, just moved
+    # a short run the agent was told is elided, inside a window, is shown: a doc comment
+    # or a list shown in pieces between one-line markers made real agents re-read it (a
+    # body stays elided: it is longer, or not all inside the window)
+    run: list[int] = []
+    for i in range(1, total + 2):
+        if i <= total and status[i] == "H":
+            run.append(i)
+            continue
+        if run and len(run) <= _HOLE_IN_WINDOW and all(k in window for k in run):
+            for k in run:
+                status[k] = "S"
+        run = []
     only_unseen = bool(unseen) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     # a changed body the agent was told is elided comes back whole: said apart, or a model
@@ -249,6 +261,7 @@ _WINDOW_CONTEXT = 6
 # function` shown alone was read again with its neighbours (a real agent, axios); a
 # top-level line (an import, a constant) stands alone
 _LOOSE_CONTEXT = 2
+_HOLE_IN_WINDOW = 4  # elided lines a window shows rather than mark
 _WHOLE_LEAF_LINES = 40
 
 

@@ -322,7 +322,7 @@ def test_ids_a_model_passes_as_a_set_fold_in_the_order_they_were_answered(py_rep
     read_file(ws, path, "s", answer_id="r1", present=[])
     path.write_text(path.read_text() + "\n\ndef added():\n    return 7\n")
     delta = read_file(ws, path, "s", answer_id="r2", present=["r1"]).response
-    assert delta["mode"] == "diff" and delta["leans_on"] == ["r1"]
+    assert delta["mode"] == "delta" and delta["leans_on"] == ["r1"]
     class NewestFirst(frozenset):  # a set that iterates the newer id first
         def __iter__(self):
             return iter(sorted(frozenset.__iter__(self), reverse=True))

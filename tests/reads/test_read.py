@@ -878,3 +878,40 @@ def test_an_indented_change_no_symbol_owns_comes_with_the_lines_around_it():
     assert shown == [*[f"{n:6d}\t{v1[n - 1]}" for n in (1, 2, 3)], *[f"{n:6d}\t{v1[n - 1]}" for n in range(31, 36)]
                      ], r["text"]
     assert v1[32] == "    step20 = f(200)"
+
+
+def test_a_window_shows_a_short_run_it_was_told_is_elided_and_keeps_a_body_elided(tmp_path, monkeypatch):
+    """A line added to a PHP docblock whose middle the skeleton elided: the window shows
+    the docblock whole, not in pieces between one-line markers (a real agent doubted such
+    a delta); the method's body below, longer, stays elided."""
+    import subprocess
+
+    from symbolpack.api.operations import Workspace, read_file
+
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+
+    def method(k: int, extra: str = "") -> str:
+        return (f"    /**\n     * Sets thing {k}.\n     *\n     * This also allows overriding {k}.\n     *\n"
+                f"     * @param string $name The name\n{extra}     */\n"
+                f"    public function set{k}(string $name): void\n    {{\n"
+                + "".join(f"        $this->v{i} = $name . '{i}';\n" for i in range(12)) + "    }\n\n")
+
+    def text(extra_in: int | None = None) -> str:
+        return "<?php\n\nclass Bar\n{\n" + "".join(
+            method(k, "     * @throws LogicException when locked\n" if k == extra_in else "") for k in range(6)) + "}\n"
+
+    path = tmp_path / "Bar.php"
+    path.write_text(text())
+    ws = Workspace(tmp_path)
+    try:
+        first = read_file(ws, path, "s", answer_id="r1", present=[]).response
+        assert first["mode"] == "skeleton" and "... 53-57 elided" in first["text"]
+        path.write_text(text(2))
+        after = read_file(ws, path, "s", answer_id="r2", present=["r1"]).response
+    finally:
+        ws.close()
+    lines = text(2).split("\n")
+    shown = [line for line in after["text"].splitlines()[1:] if "\t" in line]
+    assert shown == [f"{n:6d}\t{lines[n - 1]}" for n in range(51, 61)], after["text"]
+    assert after["text"].splitlines()[-1].startswith("... 61-144 unchanged, elided bodies still elided")

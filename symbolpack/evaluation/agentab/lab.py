@@ -484,9 +484,13 @@ class Run:
         qid = released.get(args[0].upper())
         if qid is None:
             return f"unknown question {args[0]} (so far: {', '.join(released.values()) or 'none'})\n", {"error": True}
-        self.state["answers"][qid] = " ".join(args[1:])
+        answer = " ".join(args[1:])
+        self.state["answers"][qid] = answer
         self.save()
-        return "recorded\n", {"qid": qid}
+        # said back, so an agent sees what its shell made of the text (`********` unquoted
+        # became the working directory's file names, and two runs lost the answer)
+        shown = answer if len(answer) <= 120 else answer[:117] + "..."
+        return f"recorded {qid}: {shown}\n", {"qid": qid}
 
     def feedback(self, args: list[str]) -> tuple[str, dict]:
         if not args:

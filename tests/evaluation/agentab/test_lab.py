@@ -60,14 +60,14 @@ def test_a_step_waits_for_its_answers_and_the_next_applies_the_later_commit_sile
     run = setup(str(episode), "plain", str(tmp_path / "run"))
     assert run_command(run, ["next"]).startswith("Step 1 of 2.\nQ1: What does f3")
     assert run_command(run, ["next"]) == "Step 1 is not finished: answer Q1 first.\n"
-    assert run_command(run, ["answer", "q1", "3"]) == "recorded\n"  # ids are case-blind
+    assert run_command(run, ["answer", "q1", "3"]) == "recorded Q1: 3\n"  # ids are case-blind; the answer said back
     edited = run_command(run, ["edit", "app.py"], "<<<<<<< OLD\n    y = x + 1\n    z\n=======\n    y = x + 100\n    z\n>>>>>>> NEW\n")
     assert edited == "edited app.py\n"
     step2 = run_command(run, ["next"])
     assert step2 == "Step 2 of 2.\nQ2: f50 now?\n"  # nothing says what changed
     text = (run / "repo" / "app.py").read_text()
     assert "y = x + 100" in text and "return v * 5000" in text  # merged: the agent's edit and the push
-    assert run_command(run, ["answer", "Q2", "5000"]) == "recorded\n"
+    assert run_command(run, ["answer", "Q2", "5000"]) == "recorded Q2: 5000\n"
     assert run_command(run, ["next"]) == "All tasks done.\n"
     assert [r["command"] for r in log(run)] == ["next", "next", "answer", "edit", "next", "answer", "next"]
 
