@@ -306,10 +306,10 @@ def read_file(
                         return None
                     found |= names
                 return found
-            if any(line is None for line in old_lines):
-                return None
-            before = ws.symbols_of(source.rel, "\n".join(line or "" for line in old_lines).encode(
-                "utf-8", "surrogateescape"))
+            text = [line for line in old_lines if line is not None]
+            if len(text) < len(old_lines):
+                return None  # a partial text would make up removals
+            before = ws.symbols_of(source.rel, "\n".join(text).encode("utf-8", "surrogateescape"))
             return None if before is None else {s.qualname for s in before}
 
         outcome = _decide(request, current, copy, load, policy, plain=session.degraded, names_before=names_before)

@@ -404,12 +404,13 @@ def edit_effect(answer_id: str, sha: str, copy, load, edits, disk: list[str], fi
     could not be replayed on (an `old_string` the copy does not hold once), is
     unknown; so is the whole file, unless the edit replaced only text the model does
     not hold (inside a body it was told is elided, or never shown: a copy held whole
-    that lacks the text is stale, and the file then goes) and moved no line: then its lines
-    stay, and every line now holding what it wrote is unknown (`_blind_lines`; it never
-    saw their numbers). A re-read after a one-line fix inside an elided body was the
-    whole file (Qwen Code's scenario, 0.43x of its own reads). Lines the model was told are elided are moves too: the fold keeps each
-    hidden line with the version it was hidden from (the text behind the marker the
-    model holds), not the file's text at its new number.
+    that lacks the text is stale, and the file then goes) and moved no line: then its
+    lines stay, and every line now holding what it wrote is unknown (`_blind_lines`; it
+    never saw their numbers). A re-read after a one-line fix inside an elided body was
+    the whole file (Qwen Code's scenario, 0.43x of its own reads). Lines the model was
+    told are elided are moves too: the fold keeps each hidden line with the version it
+    was hidden from (the text behind the marker the model holds), not the file's text at
+    its new number.
     *together*: the edits are matched all at once (pi's `edit`; see `replay`)."""
     from ..reads.answers import GAP as FORGET, MOVE, SHOW, Effect
 

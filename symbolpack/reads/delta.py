@@ -105,26 +105,27 @@ def removed_names(old: Sequence, current: Current, names_before) -> list[str]:
 
 
 def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
-                  removed: Sequence[str], ops, earlier: AbstractSet[str] = frozenset()) -> tuple[ReadOutcome, bool]:
+                  removed: Sequence[str], ops) -> tuple[ReadOutcome, bool]:
     """Symbol-granular re-read against the copy: a symbol whose own lines changed is
     shown (its own lines, children excluded); a line identical to one the agent holds
     is `unchanged` from there; a line identical to one the agent was only told is
-    elided stays elided; everything else is shown. *earlier*: the text of the lines
-    the present answers showed, wherever a later answer took their number: such a
-    line is shown but is no change, and a symbol they declared is not called new. Returns the outcome and whether every change it
-    names is inside bodies the agent never read."""
+    elided stays elided; everything else is shown. A line whose text the present
+    answers showed (`request.shown`), wherever a later answer took its number, is
+    shown but is no change, and a symbol they declared is not called new. Returns the
+    outcome and whether every change it names is inside bodies the agent never read."""
     from .views import render_delta
 
     new = current.lines
     total = len(new)
     mapped, in_gaps = _align(old, new, ops, known)
-    if earlier:
+    shown = request.shown
+    if shown:
         # a line the copy lost when a later answer took its number (text an answer showed,
         # held nowhere now) is shown but is no change: rule4's first lines, which a
         # read of rule3 after a push overwrote, made rule4 "changed" and shown whole
         held = {t for t in old[1:] if t is not None}
         in_gaps.update(i for i in range(1, total + 1) if mapped[i] is None and new[i - 1].strip()
-                       and new[i - 1] in earlier and new[i - 1] not in held)
+                       and new[i - 1] in shown and new[i - 1] not in held)
     owner = _innermost(total, current.symbols or ())
     points = _change_points(mapped, in_gaps, total)
     # a changed line changes its symbol; lines removed inside a symbol change it. A new
@@ -191,8 +192,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         sym = owner[i]
         if mapped[i] is None and i not in in_gaps and sym is not None and new[i - 1].strip():
             new_in.setdefault(sym.id, []).append(i)
-    changed = sorted({s.qualname + _where(new_in.get(s.id, ()), new, _all_new(s, owner, mapped, total),
-                                          _declared_in(s, new, earlier))
+    changed = sorted({s.qualname + _where(new_in.get(s.id, ()), new, all_new := _all_new(s, owner, mapped, total),
+                                          all_new and _declared_in(s, new, shown))
                       for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
     header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
               f"{request.hints.delta_lengths(copy.length, total)}.")
@@ -308,12 +309,12 @@ def _where(numbers: Sequence[int], lines: Sequence[str], all_new: bool = False, 
     return f" (changed line{'s' if len(runs) > 1 or '-' in runs[0] else ''} {_listed(runs, 6)})"
 
 
-def _declared_in(symbol, lines: Sequence[str], earlier: AbstractSet[str]) -> bool:
-    """Is *symbol*'s declaring line (its first line naming it) among *earlier*'s lines?"""
+def _declared_in(symbol, lines: Sequence[str], shown: AbstractSet[str]) -> bool:
+    """Is *symbol*'s declaring line (its first line naming it) among the *shown* lines?"""
     name = symbol.qualname.rsplit(".", 1)[-1]
     for n in range(symbol.lines[0], min(symbol.lines[1], len(lines)) + 1):
         if name in lines[n - 1]:
-            return lines[n - 1] in earlier
+            return lines[n - 1] in shown
     return False
 
 

@@ -242,7 +242,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
             candidates.append(diff_outcome(request, current, copy, upto, known, diff))
     if delta_possible:
         removed = removed_names(old, current, names_before)
-        delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops, request.shown)
+        delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops)
         if only_unseen:
             candidates = []  # every change is inside bodies the agent never read: name them, no diff
         diff_wins = bool(candidates) and (

@@ -226,7 +226,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             after = last_source = None
             i += 1
             continue
-        held_between = [k for k in range(after[1] + 1, seg.source) if old is None or k < len(old) and old[k] is not None] \
+        held_between = [k for k in range(after[1] + 1, seg.source)
+                        if old is None or k < len(old) and old[k] is not None] \
             if after is not None and after[0] + 1 == seg.start else []
         if held_between and not moved(held_between[0], held_between[-1]):
             # lines of the copy removed between two runs it still has: said, not left to be inferred
