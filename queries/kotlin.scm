@@ -59,6 +59,20 @@
     (simple_identifier) @name)
   (lambda_literal) @body) @definition.function
 
+; val Class<*>.isPlatformType: Boolean  get() { ... }: the grammar puts the getter
+; beside the declaration, not in it; the getter's body is the symbol's body
+((property_declaration
+  (receiver_type
+    [
+      (user_type (type_identifier) @scope .)
+      (nullable_type (user_type (type_identifier) @scope .))
+    ])?
+  (variable_declaration
+    (simple_identifier) @name)) @definition.property
+  .
+  (getter
+    (function_body) @body))
+
 ; const val MAX_ITEMS = 50
 (property_declaration
   (modifiers

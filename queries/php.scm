@@ -50,18 +50,19 @@
 (enum_case
   name: (name) @name) @definition.constant
 
+; a property keeps its `$` (`Bar.$overwrite`): PHP lets a method share its name
 (property_declaration
   [(visibility_modifier) (static_modifier) (readonly_modifier) (var_modifier)
    (primitive_type) (named_type) (optional_type) (union_type)
    (intersection_type)]
   .
   (property_element
-    name: (variable_name (name) @name))
+    name: (variable_name) @name)
   .) @definition.property
 
 (property_declaration
   (property_element
-    name: (variable_name (name) @name)) @definition.property
+    name: (variable_name) @name) @definition.property
   .
   (property_element))
 
@@ -69,7 +70,7 @@
   (property_element)
   .
   (property_element
-    name: (variable_name (name) @name)) @definition.property)
+    name: (variable_name) @name) @definition.property)
 
 ; References
 (function_call_expression

@@ -212,14 +212,18 @@ def _signature_end(lines: Sequence[str], s: SymbolSlice, header: int) -> int:
 
 def _doc_tail(units: list[Unit], add: _Add, lines: Sequence[str], quotes: list[int], start: int, end: int,
               first_run_only: bool = False) -> None:
-    """Within start..end, each run of comment/docstring lines keeps its first line."""
+    """Within start..end, each run of comment/docstring lines keeps its first line. A
+    `/*` opening a block after other comment lines starts a run of its own: a line
+    comment above a doc block is often about something else, and the block's summary
+    says what the symbol is."""
     n = start
     while n <= end:
         if not _COMMENT.match(lines[n - 1]) and not _in_docstring(quotes, start, n):
             n += 1
             continue
         m = n
-        while m + 1 <= end and ((lines[m].strip() and _COMMENT.match(lines[m])) or _in_docstring(quotes, start, m + 1)):
+        while m + 1 <= end and ((lines[m].strip() and _COMMENT.match(lines[m]) and not _BLOCK_OPENER.match(lines[m]))
+                                or _in_docstring(quotes, start, m + 1)):
             m += 1
         add(units, _summary_line(lines, n, m) + 1, m, None, "doc")
         if first_run_only:
@@ -227,6 +231,7 @@ def _doc_tail(units: list[Unit], add: _Add, lines: Sequence[str], quotes: list[i
         n = m + 1
 
 
+_BLOCK_OPENER = re.compile(r"\s*/\*")
 _BARE_OPENER = re.compile(r"\s*(/\*\*?|/\*!|\"\"\"|'''|[rRbBuU]?\"\"\"|///?|//!|#|--|;;)\s*$")
 
 

@@ -86,6 +86,28 @@ def test_a_jsdoc_block_keeps_its_summary_not_just_its_opener():
     assert "res.send = function send(body) {" in "\n".join(rows)
 
 
+
+TS_COMMENTS = """// Emit an operand for a gt/lt bound; numbers inline, dates hoisted.
+/**
+ * A count bound reaches generated source verbatim, so a non-number would be
+ * emitted as code rather than as a value.
+ *
+ * TypeScript types these as numbers, so this is a backstop.
+ */
+function numericOperand(value: unknown, label: string): string {
+""" + "".join(f"  const v{i} = String(value) + label + {i};\n" for i in range(15)) + """  return label;
+}
+"""
+
+
+def test_a_doc_block_below_a_line_comment_keeps_its_own_summary():
+    # one run of comment lines hid the JSDoc's summary behind a line comment about
+    # another function: the agent could not tell which function the comment was for
+    _, shown = skeleton("c.ts", TS_COMMENTS)
+    line_comment, opener, summary, detail = numbers_of(
+        TS_COMMENTS, "// Emit an operand", "/**", "A count bound reaches", "TypeScript types these")
+    assert {line_comment, opener, summary} <= shown and detail not in shown
+
 GO = '''package cmd
 
 import (

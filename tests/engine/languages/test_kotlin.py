@@ -93,3 +93,37 @@ def test_kotlin_signatures_and_references():
     assert ("Cart", 33, "call") in found
     assert ("add", 47, "call") in found
     assert ("max", 53, "call") in found
+
+
+GETTERS = '''
+/** True for the JDK's own classes. */
+val Class<*>.isPlatformType: Boolean
+  get() {
+    val name = name
+    return name.startsWith("java.") ||
+      name.startsWith("kotlin.")
+  }
+
+internal val Annotated.names: Set<String>
+  get() = annotations.map { it.name }.toSet()
+
+class Box(val raw: Int) {
+    val doubled: Int
+        get() {
+            return raw * 2
+        }
+    val plain: Int = 3
+}
+'''
+
+
+def test_kotlin_property_with_getter_is_a_symbol_whose_body_is_the_getters():
+    # the grammar puts `get()` beside the property_declaration: the symbol spans both
+    assert symbols_of(GETTERS, "kotlin") == [
+        ("isPlatformType", "property", (1, 7), (4, 6)),
+        ("Annotated.names", "property", (9, 10), None),
+        ("Box", "class", (12, 18), (13, 17)),
+        ("Box.doubled", "property", (13, 16), (15, 15)),
+    ]
+    records, _ = records_of(GETTERS, "kotlin")
+    assert records[0].signature == "val Class<*>.isPlatformType: Boolean\n  get()"

@@ -98,3 +98,28 @@ def test_php_signatures_and_references():
     assert ("Priced", 12, "interface") in found
     assert ("Logs", 14, "trait") in found
     assert ("Billable", 4, "import") in found
+
+
+PROPERTIES = r'''
+<?php
+final class ProgressBar
+{
+    private bool $overwrite = true;
+    private ?int $max = null, $step = 0;
+
+    public function overwrite(bool $on): void
+    {
+        $this->overwrite = $on;
+    }
+}
+'''
+
+
+def test_php_property_keeps_its_dollar_so_a_method_of_the_same_name_is_not_numbered():
+    assert symbols_of(PROPERTIES, "php") == [
+        ("ProgressBar", "class", (2, 11), (4, 10)),
+        ("ProgressBar.$overwrite", "property", (4, 4), None),
+        ("ProgressBar.$max", "property", (5, 5), None),
+        ("ProgressBar.$step", "property", (5, 5), None),
+        ("ProgressBar.overwrite", "method", (7, 10), (9, 9)),
+    ]
