@@ -134,12 +134,14 @@ class Folded:
     """A fold's result: the copy, per line the id of the answer that set it, and the
     text of every line the answers showed, wherever a later one took its number."""
 
-    __slots__ = ("copy", "source", "shown")
+    __slots__ = ("copy", "source", "shown", "lost")
 
-    def __init__(self, copy: AgentCopy, source: Sequence[str | None], shown: AbstractSet[str] = frozenset()) -> None:
+    def __init__(self, copy: AgentCopy, source: Sequence[str | None], shown: AbstractSet[str] = frozenset(),
+                 lost: AbstractSet[str] = frozenset()) -> None:
         self.copy = copy
         self.source = source  # index 1..: answer id, or None for a gap
         self.shown = shown
+        self.lost = lost  # of those, the text a later answer's other text took the line of
 
     def leaned_on(self, effect: Effect) -> list[str]:
         """The answers whose lines *effect* vouches for (its `keep` runs), in first-use order."""
@@ -303,6 +305,7 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
     folded: set[str] = set()
     aligned: dict = {}  # (older sha, newer sha) -> older line -> newer line, for `_forget_restated`
     shown: set[str] = set()
+    lost: set[str] = set()
     for effect in effects:
         if effect.always and effect.length == 0:  # the whole file forgotten
             cells, source, length = [None], [None], None
@@ -347,10 +350,17 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
             length = effect.length
         elif effect.sha is not None and effect.base is None:
             _forget_restated(new_cells, new_source, effect, load, aligned)
+        for n in range(1, len(cells)):  # shown text whose line now holds other text (or none)
+            was = cells[n]
+            if was is not None and was[1] is None and (n >= len(new_cells) or new_cells[n] != was):
+                before = text(was[0], n)
+                now = new_cells[n] if n < len(new_cells) else None
+                if before is not None and (now is None or now[1] is not None or text(now[0], n) != before):
+                    lost.add(before)
         cells, source = new_cells, new_source
     if not any(cells):  # nothing held: what a first read finds (a skeleton where one applies)
         return Folded(AgentCopy(), [None])
-    return Folded(AgentCopy.from_cells(length, cells), source, shown)
+    return Folded(AgentCopy.from_cells(length, cells), source, shown, lost)
 
 
 def _forget_restated(cells: list, source: list, effect: Effect, load, aligned: dict) -> None:

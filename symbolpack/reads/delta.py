@@ -123,9 +123,11 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         # a line the copy lost when a later answer took its number (text an answer showed,
         # held nowhere now) is shown but is no change: rule4's first lines, which a
         # read of rule3 after a push overwrote, made rule4 "changed" and shown whole
-        held = {t for t in old[1:] if t is not None}
+        # (text held elsewhere too counts where a later answer's other text took its line:
+        # a re-read of an edited method took the first lines of the next one, `self,`)
+        held, lost = {t for t in old[1:] if t is not None}, request.lost
         in_gaps.update(i for i in range(1, total + 1) if mapped[i] is None and new[i - 1].strip()
-                       and new[i - 1] in shown and new[i - 1] not in held)
+                       and new[i - 1] in shown and (new[i - 1] not in held or new[i - 1] in lost))
     owner = _innermost(total, current.symbols or ())
     points = _change_points(mapped, in_gaps, total)
     # a changed line changes its symbol; lines removed inside a symbol change it. A new
@@ -216,7 +218,11 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     held_to = {src for src in mapped[1:] if src is not None}
     gone = {n for n in range(1, len(old)) if known[n] and n not in held_to}  # held lines nothing stands for now
     fresh = {i for i in range(1, total + 1) if mapped[i] is None}
-    body = render_delta(new, segments, request.hints, anchors(current), shown_old, gone, fresh, mapped)
+    # shown, no change: text the answers showed (a blank line between such lines goes with them)
+    again = {i for i in in_gaps if mapped[i] is None and new[i - 1] in shown}
+    again |= {i for i in range(2, total) if mapped[i] is None and not new[i - 1].strip()
+              and i - 1 in again and i + 1 in again}
+    body = render_delta(new, segments, request.hints, anchors(current), shown_old, gone, fresh, mapped, again)
     if "delta" not in request.told:
         header += (" Numbers are current. Each change comes with the lines around it (a short function whole)."
                    f" \"... A-B unchanged\": the text you have there; \"(were C-D)\": {request.hints.delta_were}.")

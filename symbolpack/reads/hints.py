@@ -304,7 +304,7 @@ def with_answer_id(text: str, response: dict, path: str | None, knew: bool, fron
 
 def _not_needed(spare: Sequence[str]) -> str:
     """Ids the model passed that an answer neither relies on nor carries."""
-    return f"not needed: {', '.join(spare)} (later answers cover it, or it is not about this file)"
+    return f"not needed: {', '.join(spare)} (newer answers show or mark each of its lines, or it is not about this file)"
 
 
 def _symbols_answer(parts: Sequence[tuple[str, tuple[int, int], dict, int | None]], path: str,

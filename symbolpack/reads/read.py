@@ -60,8 +60,8 @@ class ReadPolicy(namedtuple("ReadPolicy", [
 
 
 class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told", "hints",
-                                             "own_edits", "capped", "shown"],
-                             defaults=[None, None, None, False, (), CLI, (), False, frozenset()])):
+                                             "own_edits", "capped", "shown", "lost"],
+                             defaults=[None, None, None, False, (), CLI, (), False, frozenset(), frozenset()])):
     """One read: a path, an optional range or resolved drill-in symbol, and --full.
     *told*: the modes this session was already answered with ("skeleton", "delta"):
     their first answer explained the markers; later ones say only what they are
@@ -74,7 +74,10 @@ class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol"
     lines 1-2000 of a longer file), not lines the model asked for.
     *shown*: the text of every line the present answers showed, wherever a later
     answer took its number (`answers.Folded.shown`): a delta does not call such text
-    new or changed."""
+    new or changed.
+    *lost*: of those, the text whose line a later answer gave other text
+    (`answers.Folded.lost`): found again anywhere unaligned, it is no change, even
+    where the copy holds the same text elsewhere (`self,`)."""
 
     __slots__ = ()
 
@@ -153,6 +156,9 @@ def decide(
         if capped is not None:
             capped.fallback = outcome.fallback
             outcome = capped
+    elif outcome.response["mode"] in (FULL, "range") and policy.max_answer_chars and asks_for_lines(request):
+        outcome = _range_capped(request, current, scope or (1, len(current.lines)), copy,
+                                policy.max_answer_chars) or outcome
     outcome.drill_ins = _drill_ins(request, scope, copy)
     return outcome
 
@@ -320,6 +326,7 @@ def _skeleton_outcome(request, current, copy, policy, planned, held, plain, tota
 # after a capped answer's body
 _CAP_RESERVE = 400 + 1600
 _DECLARED_MAX = 60  # names a capped tail's marker lists
+_RANGE_RESERVE = 400  # a capped range's: its note and the answer id line
 
 
 def _capped(request, current, copy, segments: list, notes: dict, header: str, max_chars: int,
@@ -522,6 +529,30 @@ def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> 
                              numbered_tokens(current.lines, start, end))
         return ReadOutcome(response, copy.written(start, end, current.sha256), scope)
     return _plain(request, current, scope, copy, "forced" if plain_only else None)
+
+
+def _range_capped(request, current, scope, copy: AgentCopy, max_chars: int) -> ReadOutcome | None:
+    """A range (or a symbol) longer than the host's cap on a tool result, cut at the
+    last line that fits, the rest named with the read that shows it; None when it
+    fits. A host cuts a longer result itself: the model then holds fewer lines than
+    the answer records (a real agent's 700-line symbol read was cut that way)."""
+    start, end = scope
+    room = max_chars - _RANGE_RESERVE
+    used, cut = 0, start
+    while cut <= end and used + (size := len(f"{cut:>6}\t{current.lines[cut - 1]}") + 1) <= room:
+        used += size
+        cut += 1
+    if cut > end:
+        return None
+    cut = max(cut, start + 1)  # one line at least, however long
+    outcome = _plain(request, current, (start, cut - 1), copy)
+    if cut > end:
+        return outcome
+    text = (f"{outcome.response['text']}\n[lines {cut}-{end} not shown: this answer stops at line {cut - 1}"
+            f" to fit the tool's output limit; {request.hints.read_lines(request.path, cut, end)} shows them]")
+    outcome.response["text"] = text
+    outcome.response["tokens"] = count_tokens(text)
+    return outcome
 
 
 def _drill_ins(request, scope, copy: AgentCopy) -> list[dict]:

@@ -145,6 +145,9 @@ def render_segments(lines: Sequence[str], segments: Iterable[Segment], notes: di
 _REMOVED_TEXT_LINES = 3  # a removal this short names its text (a model asked "which lines?")
 
 
+_AGAIN_RUN = 3
+
+
 def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone: bool = False) -> str:
     """`... your lines A-B were removed here`, with `: "text", ...` for a short run
     whose text the copy holds; *gone*: beside shown lines, which may be what they became."""
@@ -161,7 +164,7 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
 def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints = CLI,
                  anchors: dict[int, str] | None = None, old: Sequence[str | None] | None = None,
                  gone: Collection[int] = (), fresh: Collection[int] = (),
-                 sources: Sequence[int | None] = ()) -> list[str]:
+                 sources: Sequence[int | None] = (), again: Collection[int] = ()) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
@@ -173,8 +176,20 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     so are lines of the copy *gone* (no line of the file stands for them) beside shown
     lines, where more went than the *fresh* lines (no copy line stands for them) shown,
     inside a run of shown lines too when *sources* (new line -> the copy line it is)
-    says where (a window around a change shows the lines after a removal)."""
+    says where (a window around a change shows the lines after a removal). A run of
+    *again* lines (text the answers showed at numbers later answers took: no change)
+    of `_AGAIN_RUN` lines or more is said to be that, or the jump of the "were"
+    numbers around it reads as a wrong map (a real agent re-read to check)."""
     out: list[str] = []
+    again_runs: dict[int, int] = {}
+    for n in sorted(again):
+        if n - 1 in again:
+            continue
+        last = n
+        while last + 1 in again:
+            last += 1
+        if last - n + 1 >= _AGAIN_RUN:
+            again_runs[n] = last
     arrived = {lines[n - 1] for n in fresh if 0 < n <= len(lines)}
 
     def moved(first: int, last: int) -> bool:
@@ -207,6 +222,11 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
         if seg.kind == "shown":
             start = seg.start
             for n in range(seg.start, seg.end + 1):
+                if n in again_runs:
+                    out.extend(numbered(lines, start, n - 1))
+                    out.append(f"... {n}-{again_runs[n]} below: no change, text your earlier answers showed"
+                               f" (at other line numbers)")
+                    start = n
                 src = sources[n] if n < len(sources) else None
                 if src is None:
                     shown_since += n in fresh

@@ -64,7 +64,7 @@ def test_a_range_answer_s_id_line_is_read_with_its_scope():
 
 def test_an_id_line_naming_ids_not_needed_is_read_with_what_it_relies_on():
     text = rows(FILE[2:4], 3) + ("\n[answer r4ng3idx: lines 3-4, as they are now; relies on s1; not needed: s0 "
-                                 "(later answers cover it, or it is not about this file)] Next read of this file: "
+                                 "(newer answers show or mark each of its lines, or it is not about this file)] Next read of this file: "
                                  'known=["s1", "r4ng3idx"]')
     a = mcp_view.answer_of({"path": "a.py", "offset": 3, "limit": 2}, text)
     assert (a.ident, a.relies, a.text) == ("r4ng3idx", ["s1"], rows(FILE[2:4], 3))

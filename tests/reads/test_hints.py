@@ -187,5 +187,5 @@ def test_every_answer_after_known_ids_names_the_next_reads_ids():
 def test_ids_passed_that_an_answer_does_not_need_are_named():
     response = {**_answer("delta", known_next=["a0", "a2", "a3"], ident="a3"), "leans_on": ["a0", "a2"]}
     out = with_answer_id("[DELTA] a.py: ...", response, "a.py", True, "mcp", None, ["a2", "a0", "a1"])
-    assert out.splitlines()[-1] == ('[answer a3; relies on a0, a2; not needed: a1 (later answers cover it, or it is '
-                                    'not about this file)] Next read of this file: known=["a0", "a2", "a3"]')
+    assert out.splitlines()[-1] == ('[answer a3; relies on a0, a2; not needed: a1 (newer answers show or mark '
+                                    'each of its lines, or it is not about this file)] Next read of this file: known=["a0", "a2", "a3"]')

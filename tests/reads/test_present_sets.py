@@ -458,3 +458,53 @@ def test_a_copy_with_gaps_names_what_its_versions_defined_and_the_file_no_longer
     after = read_file(ws, path, "s", answer_id="r2", present=["r1"]).response
     assert after["mode"] == "delta", after["text"]
     assert "Removed: rule3." in after["text"], after["text"]
+
+
+def twin_signatures_text(extra: int = 0, changed: bool = False) -> str:
+    """Two methods whose signatures share their lines (`self,`, `data,`), long bodies."""
+    parts = ["class Ledger:"]
+    for name in ("validate", "load"):
+        parts += [f"    def {name}(", "        self,", "        data,", "        *,", "        many=None,", "    ):",
+                  f'        """{name.title()} the data."""']
+        parts += [f"        step_{i} = data * {i} + {name!r}" for i in range(14)]
+        if name == "validate":
+            parts += [f"        check_{i} = many or {i}" for i in range(extra)]
+        else:
+            parts += ["        total = step_3 + 1" if not changed else "        total = step_3 + 2"]
+        parts += ["        return data", ""]
+    for k in range(8):  # enough code for a skeleton
+        parts += [f"    def other{k}(self, value):", f'        """Other rule {k}."""']
+        parts += [f"        value = value * {i} + {k} - len(str(value))" for i in range(30)] + ["        return value", ""]
+    return "\n".join(parts) + "\n"
+
+
+def test_text_a_later_answer_took_the_line_of_is_no_change_though_the_copy_holds_it_elsewhere(tmp_path, monkeypatch):
+    """Both methods read, then a push grows `validate` and it is read again: its new
+    lines took the numbers of `load`'s first lines (`self,`, `data,`, text the copy
+    still holds in `validate`). After the next push, `load`'s signature is no change:
+    a real agent was told "changed lines 817-818" for its `self,` and `data: (` and
+    re-read to see what had changed."""
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    path = tmp_path / "ledger.py"
+    path.write_text(twin_signatures_text())
+    ws = Workspace(tmp_path)
+    try:
+        sk = read_file(ws, path, "s", answer_id="sk", present=[]).response
+        assert sk["mode"] == "skeleton"
+        r0 = read_file(ws, path, "s", answer_id="r0", present=["sk"], symbol="Ledger.validate").response
+        r1 = read_file(ws, path, "s", answer_id="r1", present=["sk", "r0"], symbol="Ledger.load").response
+        path.write_text(twin_signatures_text(extra=4))
+        r2 = read_file(ws, path, "s", answer_id="r2", present=["sk", "r0", "r1"], symbol="Ledger.validate").response
+        path.write_text(twin_signatures_text(extra=4, changed=True))
+        after = read_file(ws, path, "s", answer_id="r3", present=["sk", "r0", "r1", "r2"]).response
+        lines = path.read_text().split("\n")
+        total_at = lines.index("        total = step_3 + 2") + 1
+        assert after["mode"] == "delta", after["text"]
+        assert f"Changed/new: Ledger.load (changed line {total_at})." in after["text"], after["text"]
+        signature = lines.index("    def load(") + 1
+        assert (f"... {signature}-{signature + 2} below: no change, text your earlier answers showed"
+                f" (at other line numbers)") in after["text"].splitlines(), after["text"]
+        judge([("sk", sk), ("r0", r0), ("r1", r1), ("r2", r2)], after, path, {}, lines)
+    finally:
+        ws.close()

@@ -625,9 +625,9 @@ def test_a_skeleton_over_the_hosts_cap_stops_where_it_fits_the_rest_one_elided_r
     head = [line for line in r["text"].splitlines()[1:-1]]
     assert head == uncapped["text"].splitlines()[1:len(head) + 1]
     # the copy holds nothing from the cut on: the tail read by its marker's range comes whole
-    again = agent.read(current(lines), ReadRequest("m.py", offset=cut, limit=len(lines) - cut + 1))
+    again = agent.read(current(lines), ReadRequest("m.py", offset=cut, limit=30))
     assert again["mode"] == "range"
-    assert again["text"].splitlines() == [f"{n:>6}\t{lines[n - 1]}" for n in range(cut, len(lines) + 1)]
+    assert again["text"].splitlines() == [f"{n:>6}\t{lines[n - 1]}" for n in range(cut, cut + 30)]
 
 
 def test_an_answer_under_the_cap_is_not_touched_and_no_cap_means_none():
@@ -647,10 +647,28 @@ def test_a_plain_whole_file_over_the_cap_is_its_head_and_one_elided_run():
     assert agent.copy.hidden_runs() == [(shown["end"] + 1, 300, "")]
 
 
-def test_a_range_the_model_asked_for_is_never_cut():
+def test_a_range_under_the_cap_comes_whole_and_one_over_it_stops_where_it_fits_and_says_so():
+    """A host cuts a longer result itself (a real agent's 700-line symbol read): the
+    copy would then hold lines the model never got. So the answer stops at the last
+    line that fits, and names the rest with the read that shows it."""
     lines = [f"row {n} " + "x" * 40 for n in range(1, 301)]
-    whole = Agent(_cap_policy(4000)).read(current(lines, parsed=False), ReadRequest("m.py", offset=1, limit=300))
-    assert whole["mode"] == "full" and whole["text"] == "\n".join(f"{n:>6}\t{row}" for n, row in enumerate(lines, 1))
+    policy = _cap_policy(4000)
+    small = Agent(policy).read(current(lines, parsed=False), ReadRequest("m.py", offset=10, limit=20))
+    assert small["mode"] == "range" and small["text"] == "\n".join(f"{n:>6}\t{lines[n - 1]}" for n in range(10, 30))
+    for offset, limit in ((1, 300), (50, 200)):  # the whole file as a range, and a part of it
+        agent = Agent(policy)
+        r = agent.read(current(lines, parsed=False), ReadRequest("m.py", offset=offset, limit=limit))
+        *rows, note = r["text"].splitlines()
+        last = offset + len(rows) - 1
+        assert r["mode"] == "range" and len(r["text"]) <= 4000 and last < offset + limit - 1
+        assert rows == [f"{n:>6}\t{lines[n - 1]}" for n in range(offset, last + 1)]
+        assert note == (f"[lines {last + 1}-{offset + limit - 1} not shown: this answer stops at line {last} to fit"
+                        f" the tool's output limit; tldrs read m.py --offset {last + 1} --limit {offset + limit - 1 - last} shows them]")
+        # the copy holds what was shown, not the rest: that range read again comes whole
+        rest = agent.read(current(lines, parsed=False), ReadRequest("m.py", offset=last + 1, limit=10))
+        assert rest["text"] == "\n".join(f"{n:>6}\t{lines[n - 1]}" for n in range(last + 1, last + 11))
+        assert agent.copy.holds(offset, last, r["sha256"], lines, lambda _: None)
+        assert not agent.copy.holds(offset, last + 11, r["sha256"], lines, lambda _: None)
 
 
 NO_DIFF = ReadPolicy(small_file_tokens=SMALL, diff_max_hunks=0)  # the delta, whatever a diff would cost

@@ -515,7 +515,7 @@ def run_command(rundir: Path, argv: list[str], stdin: str = "") -> str:
             out, fields = run.edit(args, stdin) if name == "edit" else getattr(run, name)(args)
         cap = run.state.get("max_output_chars")
         if cap and len(out) > cap:
-            out, fields["cut"] = cut_output(out, cap), True
+            out, fields["cut"] = cut_output(out, cap, run.state["arm"]), True
         count, counter = token_counter()
         record = {"t": round(started, 3), "command": name, "args": args, "step": run.state["step"],
                   "arm": run.state["arm"], "output": out, "output_tokens": count(out),
@@ -527,14 +527,16 @@ def run_command(rundir: Path, argv: list[str], stdin: str = "") -> str:
     return out
 
 
-def cut_output(out: str, cap: int) -> str:
-    """*out* cut at the last line end within *cap* characters, with a note of what is left out."""
+def cut_output(out: str, cap: int, arm: str = "plain") -> str:
+    """*out* cut at the last line end within *cap* characters, with a note of what is
+    left out, in the words of the arm's read command (an MCP agent was told `--offset`)."""
     keep = out[:cap].rsplit("\n", 1)[0] + "\n"
     left = out[len(keep):]
     numbers = [line.split("\t", 1)[0].strip() for line in left.split("\n") if "\t" in line]
     numbers = [n for n in numbers if n.isdigit()]
     what = f"lines {numbers[0]}-{numbers[-1]}" if numbers else f"{left.count(chr(10))} lines"
-    return keep + f"[output cut at {cap} characters: {what} not shown; read them with --offset/--limit]\n"
+    how = "offset and limit in the JSON" if arm == "mcp" else "--offset/--limit"
+    return keep + f"[output cut at {cap} characters: {what} not shown; read them with {how}]\n"
 
 
 def main(argv: list[str] | None = None) -> int:

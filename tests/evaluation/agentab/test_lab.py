@@ -176,6 +176,8 @@ def test_a_long_output_is_cut_at_a_line_and_says_what_it_left_out(episode, tmp_p
     cut = cut_output(out, 200)
     assert cut.endswith("[output cut at 200 characters: lines 14-100 not shown; read them with --offset/--limit]\n")
     assert cut.startswith("     1\tline 1\n") and "    13\tline 13\n" in cut and "line 14" not in cut.split("[")[0]
+    # an agent reading over MCP is told the JSON arguments it uses, not command-line options
+    assert cut_output(out, 200, "mcp").endswith("not shown; read them with offset and limit in the JSON]\n")
     run = setup(str(episode), "plain", str(tmp_path / "run"))
     state = json.loads((run / "state.json").read_text())
     state["max_output_chars"] = 300
