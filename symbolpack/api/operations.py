@@ -375,7 +375,7 @@ def read_symbols(
     above it: real agents confirmed line numbers with a range read) per part and, per
     name that names nothing, why
     (one name alone that names nothing anywhere is an error, as for `read_file`)."""
-    from ..engine.lookup import local_id, resolve_all
+    from ..engine.lookup import local_id, names_exactly, resolve_all
     from ..reads.skeleton import _header_line
 
     hints = hints_for(front)
@@ -392,6 +392,13 @@ def read_symbols(
     symbol_of: dict[tuple[int, int], str] = {}
     declared: dict[tuple[int, int], int] = {}  # a symbol's declaration line, when its lines start above it
     misses: list[str] = []
+
+    def where_it_occurs(name: str, where: list[tuple[int, int]]) -> None:
+        misses.append(f"{name!r} is not a symbol of this file (a variable, a setting, a key, or a name a change"
+                      f" removed)")
+        for a, b in where:
+            scopes.setdefault((a, b), f"where {name} occurs")
+
     for name in names:
         try:
             found = resolve_all(name, syms, where=source.rel)
@@ -402,10 +409,17 @@ def read_symbols(
                     raise
                 misses.append(str(exc))  # one name gone (a push removed it) spoils not the others
                 continue
-            misses.append(f"no symbol is named {name!r} now (a setting, a key, or a name a change removed)")
-            for a, b in where:
-                scopes.setdefault((a, b), f"where {name} occurs")
+            where_it_occurs(name, where)
             continue
+        if not names_exactly(name, syms):
+            # a near spelling: the name as the text has it wins (`hasIteratorFrom`, a const,
+            # read as the function `iteratorFrom` misled a real agent), else it is said
+            where = _occurrences(lines, name, syms)
+            if where:
+                where_it_occurs(name, where)
+                continue
+            misses.append(f"no symbol is named {name!r}; shown instead: {', '.join(local_id(s) for s in found)}"
+                          f" (the nearest spelling)")
         for sym in found:
             span = (sym.lines[0], sym.lines[1])
             local = local_id(sym)

@@ -84,7 +84,8 @@ FIELDS: tuple[Field, ...] = (
           "a first whole-file read of a file under this many tokens shows it whole, not as a skeleton"),
     Field("mcp_max_answer_chars", "SYMBOLPACK_MCP_MAX_ANSWER_CHARS", True, "int", DEFAULT_MCP_MAX_ANSWER_CHARS,
           "a whole-file answer of `tldrs mcp`'s read_file stops before this many characters, the rest one elided "
-          "run (a host cuts a longer tool result, and its answer id with it); 0: no limit"),
+          "run; a range or symbol stops at the last line that fits and names the lines left (a host cuts a longer "
+          "tool result, and its answer id with it); 0: no limit"),
 )
 _BY_NAME = {f.name: f for f in FIELDS}
 

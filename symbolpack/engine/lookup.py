@@ -115,6 +115,12 @@ def resolve(query: str, symbols: Sequence[SymbolSlice], where: str = "the reposi
     raise NotFound(no_match_message(query, ranked, where), [m.symbol.qualname for m in ranked[:5]])
 
 
+def names_exactly(query: str, symbols: Sequence[SymbolSlice]) -> bool:
+    """Does *query* name a symbol as it is spelled (an id, a name, a qualified name, an
+    overload family), not merely as a near spelling `resolve` would also take?"""
+    return bool(_exact(query, symbols)) or _overload_impl(query, symbols) is not None
+
+
 MOST_NAMED_AT_ONCE = 4
 
 

@@ -292,8 +292,9 @@ def test_several_symbols_and_a_word_no_symbol_has(make_repo):
     root = make_repo({"m.py": source})
     text = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "session_store", check=True).stdout
     lines = text.splitlines()
-    assert lines[0] == ("[SYMBOLS] m.py: No symbol is named 'session_store' now (a setting, a key, or a name a "
-                        "change removed). Shown, as it is now: where session_store occurs (lines 18-26).")
+    assert lines[0] == ("[SYMBOLS] m.py: 'session_store' is not a symbol of this file (a variable, a setting, a "
+                        "key, or a name a change removed). Shown, as it is now: where session_store occurs "
+                        "(lines 18-26).")
     assert lines[1:] == [f"{n:6d}\t{source.splitlines()[n - 1]}" for n in range(18, 27)]
     both = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "nosuch", "--symbol", "other",
                  check=True).stdout.splitlines()
@@ -302,6 +303,18 @@ def test_several_symbols_and_a_word_no_symbol_has(make_repo):
     assert both[1:] == ["    46\tdef other(x):", "    47\t    return x"]
     neither = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "nosuch")
     assert neither.returncode != 0 and "no symbol named 'nosuch'" in neither.stderr.lower()
+    # a near spelling is shown only when the text has no such word, and then it says so
+    # (`hasIteratorFrom`, a const, was answered with the function `iteratorFrom`)
+    near = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "othr", check=True).stdout.splitlines()
+    assert near[0] == ("[SYMBOLS] m.py: No symbol is named 'othr'; shown instead: other (the nearest spelling). "
+                       "Shown, as it is now: other (lines 46-47).")
+    spelled = make_repo({"i.ts": "const hasIteratorFrom =\n  typeof Iterator !== 'undefined'\n\n"
+                                 "function iteratorFrom(x) {\n  if (hasIteratorFrom) {\n    return Iterator.from(x)\n"
+                                 "  }\n  return x\n}\n"}, name="spelled")
+    word = tldrs(spelled, "read", "i.ts", "--session-id", "s", "--symbol", "hasIteratorFrom", check=True).stdout
+    assert word.splitlines()[0] == ("[SYMBOLS] i.ts: 'hasIteratorFrom' is not a symbol of this file (a variable, a "
+                                    "setting, a key, or a name a change removed). Shown, as it is now: where "
+                                    "hasIteratorFrom occurs (lines 1-9).")
     # a qualified name's last part counts inside the symbol its qualifier names, else on a
     # line naming the qualifier too (`Other.value` would show `app.value` lines: another
     # thing's value; `configure.session_store` is the key inside configure)
