@@ -83,8 +83,13 @@ def _slid_to_blank_ends(ops: list[Opcode], old: Sequence[Hashable | None], new: 
     around it allow (the same text either way), to end on a blank line: git's slider
     rule. A method added above a twin with the same doc comment is otherwise aligned
     as "doc, new method, blank, doc": the twin's doc reads as new, and a re-read names
-    the untouched twin as changed (a real agent then read it again to see why)."""
+    the untouched twin as changed (a real agent then read it again to see why). Where
+    no position ends on a blank line, one that starts on a blank line is taken: a
+    function added after the last one (`};`, blank, new function, `};`) otherwise
+    takes the last one's closing line, which reads as changed. At the end of the file
+    the run after it may give all its lines."""
     out = list(ops)
+    dropped: set[int] = set()
     for k in range(1, len(out) - 1):
         tag, i1, i2, j1, j2 = out[k]
         before, after = out[k - 1], out[k + 1]
@@ -96,10 +101,13 @@ def _slid_to_blank_ends(ops: list[Opcode], old: Sequence[Hashable | None], new: 
         up = 0  # the equal run before keeps at least one line
         while up < before[2] - before[1] - 1 and seq[lo - 1 - up] is not None and seq[lo - 1 - up] == seq[hi - 1 - up]:
             up += 1
-        down = 0
-        while down < after[2] - after[1] - 1 and seq[lo + down] is not None and seq[lo + down] == seq[hi + down]:
+        down = 0  # so does the one after, unless it ends the file
+        room = after[2] - after[1] - (0 if k + 1 == len(out) - 1 else 1)
+        while down < room and hi + down < len(seq) and seq[lo + down] is not None and seq[lo + down] == seq[hi + down]:
             down += 1
-        shift = next((s for s in range(down, -up - 1, -1) if is_blank(seq[hi - 1 + s])), 0)
+        shift = next((s for s in range(down, -up - 1, -1) if is_blank(seq[hi - 1 + s])), None)
+        if shift is None and not is_blank(seq[lo]):
+            shift = next((s for s in range(-up, down + 1) if is_blank(seq[lo + s])), None)
         if not shift:
             continue
         _, bi1, bi2, bj1, bj2 = before
@@ -107,7 +115,9 @@ def _slid_to_blank_ends(ops: list[Opcode], old: Sequence[Hashable | None], new: 
         out[k - 1] = ("equal", bi1, bi2 + shift, bj1, bj2 + shift)
         out[k] = (tag, i1 + shift, i2 + shift, j1 + shift, j2 + shift)
         out[k + 1] = ("equal", ai1 + shift, ai2, aj1 + shift, aj2)
-    return out
+        if ai1 + shift == ai2:
+            dropped.add(k + 1)
+    return [op for k, op in enumerate(out) if k not in dropped]
 
 
 def grouped_opcodes(ops: Sequence[Opcode], context: int = 3) -> Iterator[list[Opcode]]:

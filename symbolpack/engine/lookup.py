@@ -48,7 +48,8 @@ def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
     # C++'s `a::b`), and a qualified name without its outer scopes (`Helpers.redirect` for
     # `Sinatra.Helpers.redirect`): a model writes what it saw in the code, and a refused
     # name costs it a call (real agents, Ruby episodes)
-    dotted = re.sub(r"::|#(?=[A-Za-z_])", ".", query)
+    # (and JavaScript's `Runner.prototype.hook` for the method `Runner.hook`)
+    dotted = re.sub(r"::|#(?=[A-Za-z_])|\.prototype\.", ".", query)
     if "." in dotted:
         for fold in (False, True):
             want = dotted.lower() if fold else dotted

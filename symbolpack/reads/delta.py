@@ -354,6 +354,9 @@ def _signature_lines(current: Current, ids: set[str]) -> dict[str, int]:
     return {s.id: _header_line(current.lines, s) for s in current.symbols or () if s.id in ids}
 
 
+_FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
+
+
 def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total: int,
                     signature_lines: dict[str, int] | None = None) -> tuple[set[int], set[str]]:
     """The lines a changed symbol shows: its header line, and each change (with
@@ -382,7 +385,9 @@ def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total
         # a function's lines around a change; a class's own lines are its fields and the
         # gaps between its methods, and its doc comment heading a change read as noise
         leaf = all(owner[k] is s for k in range(s.lines[0], min(s.lines[1], total) + 1))
-        around = _WINDOW_CONTEXT if leaf else 0
+        # a function with a nested one keeps its window (its own lines): with none, the
+        # lines beside a change inside mocha's canonicalize came as one-line markers
+        around = _WINDOW_CONTEXT if leaf or s.kind in _FUNCTION_KINDS else 0
         if leaf and s.lines[1] - s.lines[0] < _WHOLE_LEAF_LINES:
             out.update(range(s.lines[0], min(s.lines[1], total) + 1))
         else:

@@ -125,3 +125,23 @@ def test_an_insertion_that_can_end_on_a_blank_line_does():
     no_blank = [line for line in new if line]
     assert opcodes([line for line in old if line], no_blank) == [
         ("equal", 0, 2, 0, 2), ("insert", 2, 2, 2, 6), ("equal", 2, 5, 6, 9)]
+
+
+def test_a_function_added_after_the_last_one_starts_on_its_blank_line():
+    """`};`, blank, new function, `};` at the end of a file: without a blank line to end
+    on, the block starts on one, and the last function keeps its closing line (mocha's
+    `isNumeric` was "changed line 706", its `};`, and the agent doubted the delta)."""
+    from symbolpack.base.linediff import _slid_to_blank_ends
+
+    old = ["exports.isNumeric = (input) => {", "  return !isNaN(input);", "};"]
+    new = [*old, "", "exports.isCI = () => {", "  return !!process.env.CI;", "};"]
+    assert opcodes(old, new) == [("equal", 0, 3, 0, 3), ("insert", 3, 3, 3, 7)]
+    assert opcodes(new, old) == [("equal", 0, 3, 0, 3), ("delete", 3, 7, 3, 3)]
+    # the alignment of a longer file paired the last `};` with the file's last line (as a
+    # common suffix would): the slide takes that line back, the equal run after it goes
+    found = [("equal", 0, 2, 0, 2), ("insert", 2, 2, 2, 6), ("equal", 2, 3, 6, 7)]
+    assert _slid_to_blank_ends(found, old, new) == [("equal", 0, 3, 0, 3), ("insert", 3, 3, 3, 7)]
+    # in the middle of a file a blank line to end on comes first (the function and the blank after it)
+    tail = ["", "module.exports = exports;"]
+    assert opcodes([*old, *tail], [*new, *tail]) == [("equal", 0, 4, 0, 4), ("insert", 4, 4, 4, 8),
+                                                     ("equal", 4, 5, 8, 9)]

@@ -116,6 +116,19 @@ def test_a_qualified_name_in_the_language_s_own_spelling_or_without_outer_scopes
         resolve("redirect", syms)
 
 
+def test_a_javascript_method_is_found_by_its_prototype_spelling():
+    """A mocha agent asked for `Runner.prototype.hook` (as the code assigns it), was
+    shown where the words occur, and read the method by lines."""
+    from symbolpack.engine.index import parse_bytes
+    from symbolpack.engine.symbols import bind
+
+    source = ("function Runner() {}\n\nRunner.prototype.hook = function (name, fn) {\n  return fn(name);\n};\n")
+    records, _, error = parse_bytes(source.encode(), "javascript")
+    assert not error
+    syms = bind("runner.js", "javascript", records)
+    assert resolve("Runner.prototype.hook", syms).qualname == "Runner.hook"
+
+
 def test_a_rust_method_is_found_without_its_impl_scope():
     """axum agents wrote `Router.has_routes` for `impl Router.has_routes` and were refused."""
     from symbolpack.engine.index import parse_bytes

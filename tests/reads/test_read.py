@@ -157,6 +157,25 @@ def test_a_small_edit_in_a_long_body_the_agent_holds_is_a_window_not_the_body():
     assert agent.read(current(lines))["mode"] == "unchanged"  # the window and the markers left it whole
 
 
+def test_a_change_in_a_function_that_nests_one_comes_with_its_window():
+    """A function holding a nested one is no leaf, but its own lines around a change
+    are shown as a leaf's are: without, the lines beside a change inside mocha's
+    `canonicalize` came as one-line markers and the agent doubted the delta."""
+    def module(k: int) -> list[str]:
+        return ["def outer(x):", "    def inner(y):", "        return y + 1", "",
+                *[f"    v{i} = inner(x) * {k if i == 20 else i}" for i in range(40)], "    return v0", ""]
+
+    lines = module(20)
+    agent, _ = first_read(current(lines), ReadPolicy(diff_max_hunks=0, small_file_tokens=SMALL))
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    lines = module(99)
+    r = agent.read(current(lines))
+    assert r["mode"] == "delta"
+    at = lines.index("    v20 = inner(x) * 99") + 1
+    shown = [(s["start"], s["end"]) for s in r["segments"] if s["kind"] == "shown"]
+    assert (at - 6, at + 6) in shown, (shown, r["text"])
+
+
 def test_a_changed_short_function_is_shown_whole():
     """A changed function of under 40 lines comes back whole, the lines the agent holds
     included: real models re-read a changed function's neighbourhood by range, a call
