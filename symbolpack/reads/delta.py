@@ -12,7 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
 if TYPE_CHECKING:
-    from typing import AbstractSet, Sequence
+    from typing import AbstractSet, Callable, Sequence
 
     from ..engine.symbols import SymbolSlice
     from .views import Segment, UnifiedDiff
@@ -105,14 +105,16 @@ def removed_names(old: Sequence, current: Current, names_before) -> list[str]:
 
 
 def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
-                  removed: Sequence[str], ops) -> tuple[ReadOutcome, bool]:
+                  removed: Sequence[str], ops, max_chars: int | None = None) -> tuple[ReadOutcome, bool]:
     """Symbol-granular re-read against the copy: a symbol whose own lines changed is
     shown (its own lines, children excluded); a line identical to one the agent holds
     is `unchanged` from there; a line identical to one the agent was only told is
     elided stays elided; everything else is shown. A line whose text the present
     answers showed (`request.shown`), wherever a later answer took its number, is
     shown but is no change, and a symbol they declared is not called new. Returns the
-    outcome and whether every change it names is inside bodies the agent never read."""
+    outcome and whether every change it names is inside bodies the agent never read.
+    *max_chars*: the host's cap on a tool result; a longer delta stops after the last
+    segment that fits, the rest one elided run (`_cut_to_fit`)."""
     from .views import render_delta
 
     new = current.lines
@@ -222,7 +224,15 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     again = {i for i in in_gaps if mapped[i] is None and new[i - 1] in shown}
     again |= {i for i in range(2, total) if mapped[i] is None and not new[i - 1].strip()
               and i - 1 in again and i + 1 in again}
-    body = render_delta(new, segments, request.hints, anchors(current), shown_old, gone, fresh, mapped, again)
+    where = anchors(current)
+    body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again)
+    if max_chars and sum(len(line) + 1 for line in body) + len(header) > max_chars - _CAP_RESERVE:
+        segments, body = _cut_to_fit(
+            segments, total, max_chars - _CAP_RESERVE - len(header) - 300,
+            lambda segs: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again))
+        cut = segments[-1].start
+        header += (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are one"
+                   f" elided run ({request.hints.read_lines(request.path, cut, total)} shows them).")
     if "delta" not in request.told:
         header += (" Numbers are current. Each change comes with the lines around it (a short function whole)."
                    f" \"... A-B unchanged\": the text you have there; \"(were C-D)\": {request.hints.delta_were}.")
@@ -231,6 +241,31 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     text = "\n".join([header, *body])
     response = response_of(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, copy_after(copy, current, segments), None), only_unseen
+
+
+# what the header's cut note, the answer id line and the tail's marker may take
+_CAP_RESERVE = 600
+
+
+def _cut_to_fit(segments: list, total: int, room: int, render: Callable[[list], list[str]]) -> tuple[list, list[str]]:
+    """The longest head of *segments* whose rendering, with the rest of the file as one
+    elided run, fits *room* characters (a host cut a longer delta itself, and the copy
+    recorded lines the model never got): those segments with the tail, and the text."""
+    from .views import Segment
+
+    def drawn(k: int) -> tuple[list, list[str]]:
+        start = segments[k].start if k < len(segments) else total + 1
+        head = list(segments[:k]) + ([Segment("elided", start, total)] if start <= total else [])
+        return head, render(head)
+
+    lo, hi = 0, len(segments) - 1  # the whole list did not fit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sum(len(line) + 1 for line in drawn(mid)[1]) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return drawn(max(lo, 1) if len(segments) > 1 else 0)
 
 
 _ANCHOR_KINDS = frozenset({"function", "method", "constructor", "class", "struct", "enum", "interface", "trait",

@@ -245,10 +245,12 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
     if diff_possible:
         diff = unified_diff(old[1:], lines, ops=ops)
         if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
-            candidates.append(diff_outcome(request, current, copy, upto, known, diff))
+            candidate = diff_outcome(request, current, copy, upto, known, diff)
+            if not policy.max_answer_chars or len(candidate.response["text"]) < policy.max_answer_chars - 600:
+                candidates.append(candidate)  # a diff the host would cut is no answer: the delta stops where it fits
     if delta_possible:
         removed = removed_names(old, current, names_before)
-        delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops)
+        delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops, policy.max_answer_chars)
         if only_unseen:
             candidates = []  # every change is inside bodies the agent never read: name them, no diff
         diff_wins = bool(candidates) and (

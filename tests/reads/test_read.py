@@ -690,6 +690,29 @@ def test_a_range_under_the_cap_comes_whole_and_one_over_it_stops_where_it_fits_a
         assert not agent.copy.holds(offset, last + 11, r["sha256"], lines, lambda _: None)
 
 
+def test_a_delta_over_the_cap_stops_after_the_last_segment_that_fits_and_the_rest_is_elided():
+    """A delta the host would cut (a real agent's, of a 2,600-line file after a push):
+    it stops where it fits, says so, and the copy holds nothing from the cut on."""
+    lines = py_lines(40, 60)
+    agent = Agent(ReadPolicy(small_file_tokens=SMALL, diff_max_hunks=0))
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))  # it holds every line
+    agent.policy = ReadPolicy(small_file_tokens=SMALL, max_answer_chars=4000, diff_max_hunks=0)
+    changed = [line.replace("y3 = x + 3", "y3 = x + 33") for line in lines]
+    r = agent.read(current(changed))
+    assert r["mode"] == "delta" and len(r["text"]) <= 4000, len(r["text"])
+    tail = r["segments"][-1]
+    cut = tail["start"]
+    assert tail == {"kind": "elided", "start": cut, "end": len(lines)} and cut < len(lines)
+    assert (f"It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{len(lines)} are one elided"
+            f" run (tldrs read m.py --offset {cut} --limit {len(lines) - cut + 1} shows them).") in r["text"]
+    assert r["text"].splitlines()[-1] == f"... {cut}-{len(lines)} elided: --offset {cut} --limit {len(lines) - cut + 1}"
+    # the lines past the cut are not the model's: a range there comes back whole, with its change
+    at = next(n for n in range(cut, len(lines) + 1) if changed[n - 1].endswith("y3 = x + 33"))
+    again = agent.read(current(changed), ReadRequest("m.py", offset=at - 2, limit=5))
+    assert again["mode"] == "range" and f"{at:>6}\t{changed[at - 1]}" in again["text"].splitlines()
+    assert not agent.copy.holds(cut, len(lines), again["sha256"], changed, lambda _: None)
+
+
 NO_DIFF = ReadPolicy(small_file_tokens=SMALL, diff_max_hunks=0)  # the delta, whatever a diff would cost
 
 
