@@ -226,9 +226,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
               and i - 1 in again and i + 1 in again}
     where = anchors(current)
     body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again)
-    if max_chars and sum(len(line) + 1 for line in body) + len(header) > max_chars - _CAP_RESERVE:
+    if max_chars and sum(len(line) + 1 for line in body) + len(header) > max_chars - ANSWER_RESERVE:
         segments, body = _cut_to_fit(
-            segments, total, max_chars - _CAP_RESERVE - len(header) - 300,
+            segments, total, max_chars - ANSWER_RESERVE - len(header) - 300,
             lambda segs: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again))
         cut = segments[-1].start
         header += (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are one"
@@ -243,8 +243,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     return ReadOutcome(response, copy_after(copy, current, segments), None), only_unseen
 
 
-# what the header's cut note, the answer id line and the tail's marker may take
-_CAP_RESERVE = 600
+# what the header's cut note, the answer id line and the tail's marker may take after
+# a delta's (or a diff's) body, under the host's cap
+ANSWER_RESERVE = 600
 
 
 def _cut_to_fit(segments: list, total: int, room: int, render: Callable[[list], list[str]]) -> tuple[list, list[str]]:

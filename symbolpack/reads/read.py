@@ -208,7 +208,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
         return _unchanged(request, current, copy)
     upto = copy.extent()
     old, known = copy.texts(load, upto)
-    from .delta import delta_outcome, diff_outcome, hidden_change_note, removed_names
+    from .delta import ANSWER_RESERVE, delta_outcome, diff_outcome, hidden_change_note, removed_names
 
     if upto == total == copy.length and all(
             old[n] == lines[n - 1] if known[n] else old[n] is not None for n in range(1, total + 1)):
@@ -246,7 +246,8 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
         diff = unified_diff(old[1:], lines, ops=ops)
         if diff.hunks <= policy.diff_max_hunks and diff.changed_lines <= policy.diff_max_changed_share * max(total, 1):
             candidate = diff_outcome(request, current, copy, upto, known, diff)
-            if not policy.max_answer_chars or len(candidate.response["text"]) < policy.max_answer_chars - 600:
+            cap = policy.max_answer_chars
+            if not cap or len(candidate.response["text"]) < cap - ANSWER_RESERVE:
                 candidates.append(candidate)  # a diff the host would cut is no answer: the delta stops where it fits
     if delta_possible:
         removed = removed_names(old, current, names_before)
@@ -355,9 +356,7 @@ def _capped(request, current, copy, segments: list, notes: dict, header: str, ma
             continue
         cut = seg.start
         if seg.kind == "shown":  # as many of its lines as fit
-            while cut <= seg.end and used + (size := len(f"{cut:>6}\t{lines[cut - 1]}") + 1) <= room:
-                used += size
-                cut += 1
+            cut = _lines_that_fit(lines, seg.start, seg.end, room - used)
             if cut > seg.start:
                 kept.append(seg._replace(end=cut - 1))
         break
@@ -533,17 +532,23 @@ def _range_scope(request, current, scope, copy: AgentCopy, load, plain_only) -> 
     return _plain(request, current, scope, copy, "forced" if plain_only else None)
 
 
+def _lines_that_fit(lines: Sequence[str], start: int, end: int, room: int) -> int:
+    """The first line of *start*..*end* that no longer fits in *room* characters,
+    numbered as an answer shows them (*end* + 1 when all fit)."""
+    cut = start
+    while cut <= end and (size := len(f"{cut:>6}\t{lines[cut - 1]}") + 1) <= room:
+        room -= size
+        cut += 1
+    return cut
+
+
 def _range_capped(request, current, scope, copy: AgentCopy, max_chars: int) -> ReadOutcome | None:
     """A range (or a symbol) longer than the host's cap on a tool result, cut at the
     last line that fits, the rest named with the read that shows it; None when it
     fits. A host cuts a longer result itself: the model then holds fewer lines than
     the answer records (a real agent's 700-line symbol read was cut that way)."""
     start, end = scope
-    room = max_chars - _RANGE_RESERVE
-    used, cut = 0, start
-    while cut <= end and used + (size := len(f"{cut:>6}\t{current.lines[cut - 1]}") + 1) <= room:
-        used += size
-        cut += 1
+    cut = _lines_that_fit(current.lines, start, end, max_chars - _RANGE_RESERVE)
     if cut > end:
         return None
     cut = max(cut, start + 1)  # one line at least, however long
