@@ -151,7 +151,7 @@ def decide(
         from .views import Segment
 
         capped = _capped(request, current, copy, [Segment("shown", 1, len(current.lines))], {},
-                         f"[SKELETON] {request.path}: {len(current.lines)} lines.", policy.max_answer_chars,
+                         f"[FILE] {request.path}: {len(current.lines)} lines.", policy.max_answer_chars,
                          len(outcome.response["text"]) + 1)
         if capped is not None:
             capped.fallback = outcome.fallback
@@ -320,7 +320,12 @@ def _skeleton_outcome(request, current, copy, policy, planned, held, plain, tota
         header += f" {request.hints.skeleton_help(request.path)}"
     text = "\n".join([header, *body])
     response = response_of(request, current, "skeleton", text, None, segments, full_tokens)
-    if response["tokens"] > policy.skeleton_max_share * full_tokens:
+    # over its share, the file whole; unless the host's cap would cut the file: an outline
+    # of every line then beats the file's head (a real agent, given 528 of FileSpec.kt's
+    # 592 lines as "[SKELETON]", read the rest by a range)
+    plain_cut = policy.max_answer_chars and len(plain.response["text"]) + 1 > _cap_room(
+        request, header, policy.max_answer_chars)
+    if response["tokens"] > policy.skeleton_max_share * full_tokens and not plain_cut:
         return None
     return ReadOutcome(response, copy_after(copy, current, segments), None)
 
@@ -330,6 +335,12 @@ def _skeleton_outcome(request, current, copy, policy, planned, held, plain, tota
 _CAP_RESERVE = 400 + 1600
 _DECLARED_MAX = 60  # names a capped tail's marker lists
 _RANGE_RESERVE = 400  # a capped range's: its note and the answer id line
+
+
+def _cap_room(request, header: str, max_chars: int) -> int:
+    """Characters a capped whole-file answer's body may take under *max_chars*."""
+    help_text = "" if "skeleton" in request.told else f" {request.hints.skeleton_help(request.path)}"
+    return max_chars - len(header) - len(help_text) - _CAP_RESERVE - 120  # 120: the header's cut note
 
 
 def _capped(request, current, copy, segments: list, notes: dict, header: str, max_chars: int,
@@ -343,7 +354,7 @@ def _capped(request, current, copy, segments: list, notes: dict, header: str, ma
 
     lines, total, hints = current.lines, len(current.lines), request.hints
     help_text = "" if "skeleton" in request.told else f" {hints.skeleton_help(request.path)}"
-    room = max_chars - len(header) - len(help_text) - _CAP_RESERVE - 120  # the header's cut note
+    room = _cap_room(request, header, max_chars)
     if body_chars <= room:
         return None
     kept: list = []

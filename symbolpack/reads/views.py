@@ -224,8 +224,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             for n in range(seg.start, seg.end + 1):
                 if n in again_runs:
                     out.extend(numbered(lines, start, n - 1))
-                    out.append(f"... {n}-{again_runs[n]} below: no change, text your earlier answers showed"
-                               f" (at other line numbers)")
+                    out.append(f"... {n}-{again_runs[n]} below are not changed (shown again: your earlier answers"
+                               f" had this text at other line numbers)")
                     start = n
                 src = sources[n] if n < len(sources) else None
                 if src is None:

@@ -503,8 +503,8 @@ def test_text_a_later_answer_took_the_line_of_is_no_change_though_the_copy_holds
         assert after["mode"] == "delta", after["text"]
         assert f"Changed/new: Ledger.load (changed line {total_at})." in after["text"], after["text"]
         signature = lines.index("    def load(") + 1
-        assert (f"... {signature}-{signature + 2} below: no change, text your earlier answers showed"
-                f" (at other line numbers)") in after["text"].splitlines(), after["text"]
+        assert (f"... {signature}-{signature + 2} below are not changed (shown again: your earlier answers"
+                f" had this text at other line numbers)") in after["text"].splitlines(), after["text"]
         judge([("sk", sk), ("r0", r0), ("r1", r1), ("r2", r2)], after, path, {}, lines)
     finally:
         ws.close()

@@ -666,6 +666,29 @@ def test_a_plain_whole_file_over_the_cap_is_its_head_and_one_elided_run():
     assert agent.copy.hidden_runs() == [(shown["end"] + 1, 300, "")]
 
 
+def test_a_skeleton_over_its_share_is_still_the_answer_where_the_cap_would_cut_the_file():
+    """Over its share of the file a skeleton gives way to the file whole, but not to a
+    file the host's cap cuts: an outline of every line beats the file's head (a real
+    agent given 528 of 592 lines read the rest by a range)."""
+    lines = py_lines(60, 14)
+    strict = ReadPolicy(small_file_tokens=SMALL, skeleton_max_share=0.05)
+    assert first_read(current(lines), strict)[1]["mode"] == "full"  # no cap: the file whole
+    whole_chars = len(first_read(current(lines), strict)[1]["text"])
+    roomy = strict._replace(max_answer_chars=whole_chars + 3000)
+    assert first_read(current(lines), roomy)[1]["mode"] == "full"  # the file fits: whole
+    tight = strict._replace(max_answer_chars=whole_chars - 100)
+    r = first_read(current(lines), tight)[1]
+    skeleton = first_read(current(lines))[1]
+    assert r["mode"] == "skeleton" and r["segments"] == skeleton["segments"]  # the outline, not cut
+    assert "stops at line" not in r["text"] and r["segments"][-1]["end"] == len(lines)
+
+
+def test_a_plain_file_cut_by_the_cap_is_headed_as_the_file_not_as_an_outline():
+    lines = [f"row {n} " + "x" * 40 for n in range(1, 301)]
+    r = first_read(current(lines, parsed=False), _cap_policy(4000))[1]
+    assert r["text"].splitlines()[0].startswith("[FILE] m.py: 300 lines. It stops at line ")
+
+
 def test_a_range_under_the_cap_comes_whole_and_one_over_it_stops_where_it_fits_and_says_so():
     """A host cuts a longer result itself (a real agent's 700-line symbol read): the
     copy would then hold lines the model never got. So the answer stops at the last
