@@ -469,6 +469,25 @@ def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
                 tag == "insert" and 0 < i1 < len(old) and known[i1] and known[i1 + 1]:
             for n in range(j1 + 1, j2 + 1):  # lines it read, changed, or lines added inside them
                 mask[n] = True
+    return _without_lone_blanks(mask, current.lines)
+
+
+def _without_lone_blanks(mask: list[bool], lines: Sequence[str]) -> list[bool]:
+    """*mask* without its runs of blank lines alone: a blank line the alignment paired
+    with one the agent read is no part it read (three blank lines of flask's `url_for`,
+    so paired after a push, split its body into three markers)."""
+    n = 1
+    while n < len(mask):
+        if not mask[n]:
+            n += 1
+            continue
+        m = n
+        while m + 1 < len(mask) and mask[m + 1]:
+            m += 1
+        if not any(lines[k - 1].strip() for k in range(n, m + 1)):
+            for k in range(n, m + 1):
+                mask[k] = False
+        n = m + 1
     return mask
 
 
@@ -476,6 +495,7 @@ def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
 # body shown where it was read and elided around it (`... 324-330 elided` above the
 # rest of setWithProperType) made real agents look for what the marker hid
 _HOLE_LINES = 15
+_EDGE_LINES = 3  # an unread piece shorter than this at the edge of a body read in part: shown
 
 
 def _shown_where_held(segments, held: Sequence[bool]) -> list[Segment]:
@@ -497,8 +517,10 @@ def _shown_where_held(segments, held: Sequence[bool]) -> list[Segment]:
                     m = n
                     while m + 1 <= seg.end and held[m + 1] == held[n]:
                         m += 1
-                    # a gap with held lines on both sides within the run
-                    if not held[n] and m - n + 1 <= _HOLE_LINES and n > seg.start and m < seg.end:
+                    # a gap with held lines on both sides within the run, or a line or two
+                    # at its edge (a marker for one line cost as much and read as a hole)
+                    size = m - n + 1
+                    if not held[n] and (size < _EDGE_LINES or (size <= _HOLE_LINES and n > seg.start and m < seg.end)):
                         for k in range(n, m + 1):
                             held[k] = True
                     n = m + 1

@@ -75,8 +75,10 @@ def _qual(symbol_id: str | None) -> str:
     return symbol_id.split(":", 2)[-1] if symbol_id else ""
 
 
-def _indent_of(lines: Sequence[str], line: int) -> str:
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
+def _indent_of(lines: Sequence[str], start: int, end: int) -> str:
+    """The indentation of the first line of start..end with text (a blank line's is
+    none: a marker at column 0 inside a method read as a module-level run)."""
+    text = next((lines[n - 1] for n in range(max(start, 1), min(end, len(lines)) + 1) if lines[n - 1].strip()), "")
     return text[: len(text) - len(text.lstrip())][:24].replace("\t", "    ")
 
 
@@ -87,7 +89,7 @@ def elided_marker(lines: Sequence[str], seg: Segment, note: str | None = None, h
     lists its names there)."""
     expand = hints.expand(seg.start, seg.end, _qual(seg.symbol) if seg.symbol else None)
     tail = f": {expand}" if expand else ""  # a front whose header says how (Claude's Read)
-    return f"{_indent_of(lines, seg.start)}... {seg.start}-{seg.end} {note or 'elided'}{tail}"
+    return f"{_indent_of(lines, seg.start, seg.end)}... {seg.start}-{seg.end} {note or 'elided'}{tail}"
 
 
 ANCHORS_PER_MARKER = 40

@@ -689,6 +689,36 @@ def test_a_plain_file_cut_by_the_cap_is_headed_as_the_file_not_as_an_outline():
     assert r["text"].splitlines()[0].startswith("[FILE] m.py: 300 lines. It stops at line ")
 
 
+def test_a_whole_read_after_parts_shows_no_marker_for_a_line_or_two_and_pairs_no_blank_lines_alone():
+    """What a push moved under the parts read is found again by alignment: a blank line
+    paired with a blank line read is no part read (flask's `url_for` came back as three
+    markers around three such lines, and a one-line `... 1210-1210 elided`)."""
+    from symbolpack.reads.read import _shown_where_held, _without_lone_blanks
+    from symbolpack.reads.views import Segment
+
+    lines = ["def f():", "    a = 1", "", "    b = 2", "", "", "    return a + b"]
+    mask = [False, True, True, True, False, True, True, False]
+    assert _without_lone_blanks(mask, lines) == [False, True, True, True, False, False, False, False]
+    held = [False] * 31
+    for n in range(2, 28):
+        held[n] = True  # all of the body read but its last two lines
+    out = _shown_where_held([Segment("shown", 1, 1), Segment("elided", 2, 29, symbol="f")], held)
+    assert [(s.kind, s.start, s.end) for s in out] == [("shown", 1, 29)]
+    held = [False] * 31
+    for n in range(2, 10):
+        held[n] = True
+    out = _shown_where_held([Segment("shown", 1, 1), Segment("elided", 2, 29, symbol="f")], held)
+    assert [(s.kind, s.start, s.end) for s in out] == [("shown", 1, 9), ("elided", 10, 29)]
+
+
+def test_a_marker_takes_the_indentation_of_the_first_hidden_line_with_text():
+    from symbolpack.reads.views import Segment, elided_marker
+
+    lines = ["class A:", "    def f(self):", "", "        x = 1", "        return x"]
+    assert elided_marker(lines, Segment("elided", 3, 5)).startswith("        ... 3-5 elided")
+    assert elided_marker(["", "", ""], Segment("elided", 1, 3)).startswith("... 1-3 elided")
+
+
 def test_a_range_under_the_cap_comes_whole_and_one_over_it_stops_where_it_fits_and_says_so():
     """A host cuts a longer result itself (a real agent's 700-line symbol read): the
     copy would then hold lines the model never got. So the answer stops at the last
