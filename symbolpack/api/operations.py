@@ -156,10 +156,10 @@ class Workspace:
         """Symbols of *data* as file *rel*, or None when no parser handles it (or the
         parse failed). One file parses faster than the parse cache opens (diskcache
         and sqlite cost tens of milliseconds per process), so reads bypass it."""
-        from ..engine.languages import has_query, language_for_path
+        from ..engine.languages import has_query, language_for_source
         from ..engine.symbols import bind, parse_bytes
 
-        lang = language_for_path(rel)
+        lang = language_for_source(rel, data)
         if not has_query(lang):
             return None
         records, _, error = parse_bytes(data, lang, references=False)

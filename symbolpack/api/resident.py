@@ -91,10 +91,10 @@ class EngineWorkspace(Workspace):
         """As a cold read finds them, but parsed from the tree this engine last
         parsed of *rel*, where it has one (`reparse.py`): re-reads of a big file
         being edited reparse around the edits only."""
-        from ..engine.languages import has_query, language_for_path
+        from ..engine.languages import has_query, language_for_source
         from ..engine.symbols import bind, parse_bytes
 
-        lang = language_for_path(rel)
+        lang = language_for_source(rel, data)
         if not has_query(lang):
             return None
         records, _, error = parse_bytes(data, lang, references=False, tree=self.engine.trees.tree(rel, lang, data))

@@ -21,7 +21,7 @@ from collections import namedtuple
 from pathlib import Path
 
 from ..base.errors import NotFound
-from .languages import has_query, language_for_path, query_version
+from .languages import has_query, language_for_path, language_for_source, query_version
 from ..base.settings import Settings, load_settings
 from .sources import is_sensitive
 from .symbols import Reference, SymbolSlice, parse_bytes
@@ -378,7 +378,7 @@ class Index:
     def symbols_for_bytes(self, rel: str, data: bytes, lang: str | None = None, tree=None) -> FileSymbols:
         """Symbols of in-memory *data* as if it were the file *rel* (no disk read); *tree*:
         its syntax tree when the caller parsed it already (a cache miss then parses nothing)."""
-        return self._bind_all([(rel, lang or language_for_path(rel), data)], tree)[0]
+        return self._bind_all([(rel, lang or language_for_source(rel, data), data)], tree)[0]
 
     def file(self, path: Path) -> FileSymbols:
         path = path.resolve()
@@ -470,6 +470,8 @@ class Index:
             binary = looks_binary(data)
             if binary:
                 p.lang, data = None, b""
+            elif p.lang == "c":  # a `.h` file may be C++ (`language_for_source`)
+                p.lang = language_for_source(p.rel, data)
             p.data, p.digest = data, sha256_hex(data)
             if known is not None:
                 known.put(p.rel, p.stat, p.digest, binary)

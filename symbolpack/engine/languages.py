@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from tree_sitter import Language, Parser, Query
 
 # Bump when the meaning of cached symbol records changes (span rules, fields).
-ENGINE_VERSION = "3"
+ENGINE_VERSION = "4"
 
 EXTENSIONS: dict[str, str] = {
     ".py": "python", ".pyi": "python", ".pyw": "python",
@@ -83,6 +83,31 @@ def language_for_path(path: str | PurePath) -> str | None:
     dot = name.rfind(".")
     suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # PurePath.suffix, without building a path
     return EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
+
+
+# a `.h` file is C++ when its text says so: fmt's headers parsed as C gave symbols
+# spanning call sites (`do_format_decimal` answered with three lines of its caller) and
+# templates no symbol at all, and a real agent read them by ranges instead
+_CPP_MARKS = None
+
+
+def language_for_source(path: str | PurePath, data: bytes) -> str | None:
+    """`language_for_path`, with a `.h` file whose *data* is C++ (a line opening a
+    template, a namespace, a derived class, an access label) read as C++."""
+    lang = language_for_path(path)
+    if lang == "c" and str(path).endswith(".h") and _looks_cpp(data):
+        return "cpp"
+    return lang
+
+
+def _looks_cpp(data: bytes) -> bool:
+    global _CPP_MARKS
+    if _CPP_MARKS is None:
+        import re
+
+        _CPP_MARKS = re.compile(rb"^[ \t]*(template\s*<|namespace\s+\w+\s*\{|(class|struct)\s+\w+\s*(final\s*)?:\s*"
+                                rb"(public|private|protected)\b|(public|private|protected)\s*:|using\s+namespace\b)", re.M)
+    return _CPP_MARKS.search(data, 0, 1 << 16) is not None
 
 
 @functools.lru_cache(maxsize=1)

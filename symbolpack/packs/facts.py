@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..engine.index import looks_binary, sha256_hex
 from ..base.workspace import sha256_hasher
-from ..engine.languages import has_query, language_for_path, query_version
+from ..engine.languages import has_query, language_for_source, query_version
 from ..state.snapshot import MAX_GRAPH_BYTES
 from ..engine.sources import is_sensitive
 from .records import EDGE_KINDS, TYPE_ARGS, CallSite, FileFacts, ImportBinding, node_text
@@ -120,7 +120,7 @@ def file_facts(index, cache, stats, path: str, data: bytes) -> FileFacts:
     """Facts of *data* as *path*, through the facts cache (*cache* may be None). A
     sensitive file (by name) or one that is not UTF-8 text gets none: nothing of it
     is parsed or cached, so no slice can show it. *stats* counts parses and hits."""
-    lang = language_for_path(path)
+    lang = language_for_source(path, data)
     if is_sensitive(path, index.settings.sensitive):
         return FileFacts(path, lang, sha256_hex(b""), b"")
     sha = sha256_hex(data)

@@ -150,12 +150,13 @@ _REMOVED_TEXT_LINES = 3  # a removal this short names its text (a model asked "w
 _AGAIN_RUN = 3
 
 
-def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone: bool = False) -> str:
+def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone: str = "") -> str:
     """`... your lines A-B were removed here`, with `: "text", ...` for a short run
-    whose text the copy holds; *gone*: beside shown lines, which may be what they became."""
+    whose text the copy holds; *gone* ("around here", "below"): beside shown lines,
+    which may be what they became."""
     import json
 
-    marker = (f"... your lines {first}-{last} are gone (removed, or changed into lines shown around here)" if gone
+    marker = (f"... your lines {first}-{last} are gone (removed, or changed into lines shown {gone})" if gone
               else f"... your lines {first}-{last} were removed here")
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
     if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
@@ -222,7 +223,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     while i < len(segments):
         seg = segments[i]
         if seg.kind == "shown":
-            start = seg.start
+            start, top, gone_notes = seg.start, len(out), []
             for n in range(seg.start, seg.end + 1):
                 if n in again_runs:
                     out.extend(numbered(lines, start, n - 1))
@@ -235,11 +236,13 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                     continue
                 went = went_unsaid(src, lines[seg.start - 1:n])
                 if went is not None:
-                    out.extend(numbered(lines, start, n - 1))
-                    out.append(removed_marker(went[0], went[-1], old, gone=True))
-                    start = n
+                    # said above the window, not where it falls inside it: a note between
+                    # an `if` and its `else` was read as a hole in the code (real agents)
+                    gone_notes.append(removed_marker(went[0], went[-1], old, gone="below" if n > seg.start else
+                                                     "around here"))
                 last_source, shown_since = src, 0
             out.extend(numbered(lines, start, seg.end))
+            out[top:top] = gone_notes
             after = None
             i += 1
             continue
@@ -260,7 +263,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             # more lines of the copy gone than lines shown in their place, none vouched for
             # anywhere: said (res.send's removed block beside its changed lines: real models
             # looked for it); a line changed in place says nothing more
-            out.append(removed_marker(went[0], went[-1], old, gone=True))
+            out.append(removed_marker(went[0], went[-1], old, gone="around here"))
         j = i
         while j + 1 < len(segments) and segments[j + 1].source is not None and segments[j + 1].kind != "shown" \
                 and segments[j + 1].start == segments[j].end + 1 \

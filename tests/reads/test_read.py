@@ -893,10 +893,11 @@ def test_a_block_removed_beside_a_changed_line_is_said():
     assert r["mode"] == "delta", r["text"]
     body = r["text"].splitlines()[1:]
     at = body.index("    72\t    y5 = x - 105")
-    # its window, f1's own lines 6 each side, and where the block went
-    assert body[at - 5:at + 8] == [f"{n:6d}\t{changed[n - 1]}" for n in range(67, 73)] + [
-        "... your lines 72-78 are gone (removed, or changed into lines shown around here)"] + [
-        f"{n:6d}\t{changed[n - 1]}" for n in range(73, 79)], r["text"]
+    # its window, f1's own lines 6 each side, and above it where the block went (not
+    # inside it: a note between an `if` and its `else` read as a hole in the code)
+    assert body[at - 6:at + 7] == [
+        "... your lines 72-78 are gone (removed, or changed into lines shown below)"] + [
+        f"{n:6d}\t{changed[n - 1]}" for n in range(67, 79)], r["text"]
     # a line changed in place is no removal: nothing more is said
     again = list(lines)
     again[71] = "    y5 = x - 105"

@@ -189,7 +189,7 @@ def extract(language: str, files: list[tuple[str, str]]) -> tuple[dict, list[dic
 
     from ...packs.callgraph import CallGraph, SELF_NAMES
     from ...engine.index import MAX_INDEX_BYTES, Index
-    from ...engine.languages import has_query, language_for_path
+    from ...engine.languages import has_query, language_for_source
     from ...engine.sources import is_sensitive
 
     fallback = plugin_languages().get(language)
@@ -209,7 +209,7 @@ def extract(language: str, files: list[tuple[str, str]]) -> tuple[dict, list[dic
             errors.append({"path": path, "error": f"{len(data):,} bytes, over the "
                                                   f"{MAX_INDEX_BYTES // 2**20} MB limit; not parsed"})
             continue
-        lang = language_for_path(path)
+        lang = language_for_source(path, data)
         if lang is None and has_query(fallback):
             lang = fallback  # no extension to go by: the plugin's own language
         batch[path] = (data, None if is_sensitive(path, index.settings.sensitive) else lang)
@@ -231,7 +231,7 @@ def extract(language: str, files: list[tuple[str, str]]) -> tuple[dict, list[dic
                             "visibility": visibility(s, lang, kind), "path": path})
     known = {s.id: s for _, _, fs in parsed for s in fs.symbols}
     for path, lang, fs in parsed:
-        if not fs.parsed or lang != language_for_path(path):
+        if not fs.parsed or lang != language_for_source(path, batch[path][0]):
             continue  # the call graph follows the file's own language only
         facts = graph.facts(path)
         sep = "::" if lang in _DOUBLE_COLON else "."

@@ -85,3 +85,36 @@ def test_cpp_signatures_and_references():
     assert ("Cart", 40, "class") in found
     assert ("Base", 9, "class") in found
     assert ("cart.h", 1, "import") in found
+
+
+def test_a_header_is_cpp_when_its_text_is_and_c_otherwise():
+    """fmt's `.h` headers parsed as C gave symbols spanning call sites and none for its
+    templates; a real agent read them by ranges instead."""
+    from symbolpack.engine.languages import language_for_source
+
+    assert language_for_source("include/cart.h", SOURCE.encode()) == "cpp"
+    c_header = b"/* like std::strtod in the C locale */\nstruct point { int x; };\nint area(struct point *p);\n"
+    assert language_for_source("point.h", c_header) == "c"
+    assert language_for_source("cart.c", SOURCE.encode()) == "c"  # only a header is in doubt
+    assert language_for_source("cart.hpp", c_header) == "cpp"
+
+
+def test_a_cpp_header_is_read_by_its_cpp_symbols(tmp_path, monkeypatch):
+    import subprocess
+    import textwrap
+
+    from symbolpack.api.operations import Workspace, read_file
+
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    source = textwrap.dedent(SOURCE).lstrip("\n")
+    (tmp_path / "cart.h").write_text(source)
+    ws = Workspace(tmp_path)
+    try:
+        r = read_file(ws, tmp_path / "cart.h", "s", symbol="Widget.draw").response
+    finally:
+        ws.close()
+    lines = source.split("\n")
+    start = lines.index("void Widget::draw(Canvas& c) const {") + 1
+    assert r["mode"] == "range" and r["text"].splitlines()[:3] == [
+        f"{n:>6}\t{lines[n - 1]}" for n in range(start, start + 3)], r["text"]
