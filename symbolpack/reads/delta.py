@@ -424,7 +424,12 @@ def _change_windows(dirty: set[str], owner, points: list[tuple[int, ...]], total
         # a function with a nested one keeps its window (its own lines): with none, the
         # lines beside a change inside mocha's canonicalize came as one-line markers
         around = _WINDOW_CONTEXT if leaf or s.kind in _FUNCTION_KINDS else 0
-        if leaf and s.lines[1] - s.lines[0] < _WHOLE_LEAF_LINES:
+        declared = (signature_lines or {}).get(s.id, s.lines[0])
+        if all(p < declared for p in group) and s.lines[0] < declared:
+            # a change in its doc comment only: the comment and the declaration, not the
+            # body (a Javadoc pass over a class drew every method whole, 0.8x of the file)
+            out.update(range(s.lines[0], declared + 1))
+        elif leaf and s.lines[1] - s.lines[0] < _WHOLE_LEAF_LINES:
             out.update(range(s.lines[0], min(s.lines[1], total) + 1))
         else:
             out.update(k for p in group for k in range(max(p - around, 1), min(p + around, total) + 1)

@@ -994,6 +994,31 @@ def test_an_indented_change_no_symbol_owns_comes_with_the_lines_around_it():
     assert v1[32] == "    step20 = f(200)"
 
 
+def test_a_change_in_doc_comments_only_shows_the_comments_not_the_bodies():
+    """A Javadoc pass over a class (commons-cli's Options.java): each short method had
+    been drawn whole, its body too, 0.8x of the file; the comment and the declaration
+    say what changed."""
+    lines = ["import os", ""]
+    for k in range(4):
+        lines += ["# Adds thing.", f"# Version {k}.", f"def f{k}(x):", *[f"    y{i} = x + {10 * k + i}" for i in range(8)],
+                  "    return x", ""]
+    agent = Agent(NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    changed = [line.replace("# Version", "# Since version") for line in lines]
+    changed[20] = "    y7 = x + 99"  # and one body line of f1: its function whole
+    r = agent.read(current(changed))
+    assert r["mode"] == "delta", r["text"]
+    body = r["text"].splitlines()[1:]
+    shown = {int(line.split("\t")[0]) for line in body if "\t" in line}
+    heads = [n for n in range(1, len(changed) + 1) if changed[n - 1].startswith("# Adds")]
+    for k, head in enumerate(heads):
+        assert {head, head + 1, head + 2} <= shown  # the comment and the declaration
+        if k == 1:  # a body line changed too: the short function whole
+            assert set(range(head, head + 12)) <= shown
+        else:
+            assert f"... {head + 3}-{head + 12} unchanged" in body, r["text"]
+
+
 def test_a_window_shows_a_short_run_it_was_told_is_elided_and_keeps_a_body_elided(tmp_path, monkeypatch):
     """A line added to a PHP docblock whose middle the skeleton elided: the window shows
     the docblock whole, not in pieces between one-line markers (a real agent doubted such
@@ -1027,5 +1052,6 @@ def test_a_window_shows_a_short_run_it_was_told_is_elided_and_keeps_a_body_elide
         ws.close()
     lines = text(2).split("\n")
     shown = [line for line in after["text"].splitlines()[1:] if "\t" in line]
-    assert shown == [f"{n:6d}\t{lines[n - 1]}" for n in range(51, 61)], after["text"]
-    assert after["text"].splitlines()[-1].startswith("... 61-144 unchanged, elided bodies still elided")
+    # the docblock and its declaration: a change in a doc comment only opens no body
+    assert shown == [f"{n:6d}\t{lines[n - 1]}" for n in range(51, 60)], after["text"]
+    assert after["text"].splitlines()[-1].startswith("... 60-144 unchanged, elided bodies still elided")
