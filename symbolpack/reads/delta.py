@@ -105,7 +105,8 @@ def removed_names(old: Sequence, current: Current, names_before) -> list[str]:
 
 
 def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
-                  removed: Sequence[str], ops, max_chars: int | None = None) -> tuple[ReadOutcome, bool]:
+                  removed: Sequence[str], ops, max_chars: int | None = None,
+                  outline: tuple[set[int], set[int]] | None = None) -> tuple[ReadOutcome, bool]:
     """Symbol-granular re-read against the copy: a symbol whose own lines changed is
     shown (its own lines, children excluded); a line identical to one the agent holds
     is `unchanged` from there; a line identical to one the agent was only told is
@@ -114,12 +115,22 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     shown but is no change, and a symbol they declared is not called new. Returns the
     outcome and whether every change it names is inside bodies the agent never read.
     *max_chars*: the host's cap on a tool result; a longer delta stops after the last
-    segment that fits, the rest one elided run (`_cut_to_fit`)."""
+    segment that fits, the rest one elided run (`_cut_to_fit`).
+
+    *outline*: the copy holds parts only (ranges, symbols: no whole-file answer yet),
+    and this is (the lines no part read stands for, those of them a first read's
+    skeleton elides): the parts are a delta, the rest is drawn as a skeleton draws it
+    (`read._first_read`). A skeleton that showed the parts again whole was read as
+    "an outline I did not need" and "not the delta I asked for" (real agents)."""
     from .views import render_delta
 
     new = current.lines
     total = len(new)
     mapped, in_gaps = _align(old, new, ops, known)
+    unread: set[int] = set()
+    if outline is not None:
+        unread = {i for i in outline[0] if (src := mapped[i]) is None or not known[src]}
+        in_gaps |= unread  # text never read: no change of anything
     shown = request.shown
     if shown:
         # a line the copy lost when a later answer took its number (text an answer showed,
@@ -158,7 +169,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     for i in range(1, total + 1):
         sym = owner[i]
         src = mapped[i]
-        if sym is not None and sym.id in unseen and src is not None and known[src]:
+        if i in unread:
+            status[i] = "E" if outline is not None and i in outline[1] else "S"  # as a skeleton draws it
+        elif sym is not None and sym.id in unseen and src is not None and known[src]:
             status[i] = "U"  # the header of a body changed out of sight: as the agent has it
         elif sym is not None and sym.id in unseen:
             status[i] = "E"  # a change inside a body the agent never saw: a note, not the body
@@ -199,8 +212,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     changed = sorted({s.qualname + _where(new_in.get(s.id, ()), new, all_new := _all_new(s, owner, mapped, total),
                                           all_new and _declared_in(s, new, shown))
                       for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
-    header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
-              f"{request.hints.delta_lengths(copy.length, total)}.")
+    if outline is not None:
+        header = (f"[DELTA] {request.path}: {total} lines now. You had read only parts of it (ranges or symbols):"
+                  " what changed in them is shown, the rest of them is `unchanged`; the lines you never read are"
+                  " drawn as a first read draws them (signatures shown, long bodies elided).")
+    else:
+        header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
+                  f"{request.hints.delta_lengths(copy.length, total)}.")
     if changed:
         header += f" Changed/new: {_listed(changed)}."
     if whole:
@@ -227,12 +245,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     where = anchors(current)
     body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again)
     if max_chars and sum(len(line) + 1 for line in body) + len(header) > max_chars - ANSWER_RESERVE:
-        segments, body = _cut_to_fit(
+        segments, body, cut = _cut_to_fit(
             segments, total, max_chars - ANSWER_RESERVE - len(header) - 300,
             lambda segs: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again))
-        cut = segments[-1].start
-        header += (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are one"
-                   f" elided run ({request.hints.read_lines(request.path, cut, total)} shows them).")
+        kept = any(seg.kind == "unchanged" and seg.start > cut for seg in segments)
+        header += (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are "
+                   + ("elided but for the parts you hold, marked `unchanged`" if kept else "one elided run")
+                   + f" ({request.hints.read_lines(request.path, cut, total)} shows them).")
     if "delta" not in request.told:
         header += (" Numbers are current. Each change comes with the lines around it (a short function whole)."
                    f" \"... A-B unchanged\": the text you have there; \"(were C-D)\": {request.hints.delta_were}.")
@@ -248,17 +267,31 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
 ANSWER_RESERVE = 600
 
 
-def _cut_to_fit(segments: list, total: int, room: int, render: Callable[[list], list[str]]) -> tuple[list, list[str]]:
-    """The longest head of *segments* whose rendering, with the rest of the file as one
-    elided run, fits *room* characters (a host cut a longer delta itself, and the copy
-    recorded lines the model never got): those segments with the tail, and the text."""
+def _cut_to_fit(segments: list, total: int, room: int,
+                render: Callable[[list], list[str]]) -> tuple[list, list[str], int]:
+    """The longest head of *segments* whose rendering, with the rest of the file elided,
+    fits *room* characters (a host cut a longer delta itself, and the copy recorded lines
+    the model never got): those segments with the tail, the text, and where the tail
+    starts. The tail keeps the
+    `unchanged` runs (a marker each): a tail that elided them took from the copy the
+    parts the agent held, and its ids were called "not needed" (a real agent doubted)."""
     from .views import Segment
 
+    keep = True  # the tail's `unchanged` runs, unless even the shortest head does not fit with them
+
     def drawn(k: int) -> tuple[list, list[str]]:
-        start = segments[k].start if k < len(segments) else total + 1
-        head = list(segments[:k]) + ([Segment("elided", start, total)] if start <= total else [])
+        head = list(segments[:k])
+        for seg in segments[k:]:  # the rest elided, but for what the agent holds as it is
+            if seg.kind == "unchanged" and keep:
+                head.append(seg)
+            elif head and head[-1].kind == "elided" and head[-1].source is None and len(head) > k:
+                head[-1] = head[-1]._replace(end=seg.end)
+            else:
+                head.append(Segment("elided", seg.start, seg.end))
         return head, render(head)
 
+    if len(segments) > 1 and sum(len(line) + 1 for line in drawn(1)[1]) > room:
+        keep = False
     lo, hi = 0, len(segments) - 1  # the whole list did not fit
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -266,7 +299,9 @@ def _cut_to_fit(segments: list, total: int, room: int, render: Callable[[list], 
             lo = mid
         else:
             hi = mid - 1
-    return drawn(max(lo, 1) if len(segments) > 1 else 0)
+    k = max(lo, 1) if len(segments) > 1 else 0
+    head, text = drawn(k)
+    return head, text, segments[k].start if k < len(segments) else total + 1
 
 
 _ANCHOR_KINDS = frozenset({"function", "method", "constructor", "class", "struct", "enum", "interface", "trait",

@@ -42,6 +42,10 @@ class Hints:
     delta_since = "since your last whole read of it"  # what a delta's "lines then" counts
     delta_edits = ""  # said of edits the model made that symbolpack did not see
     delta_were = "you have it at C-D"  # what a delta's "(were C-D)" numbers count
+    # the model names the answers it holds itself (MCP's `known`): a whole read after parts
+    # is then a delta over them (it asked what changed); where the host's record names them
+    # (hooks), a model that asked for the file read `unchanged` holes as text withheld
+    model_names_its_copy = False
     diff_base = ""  # what a unified diff's "your copy" is, when that needs saying
 
     def delta_lengths(self, then: int, now: int) -> str:
@@ -135,6 +139,7 @@ class McpHints(ToolHints):
     pack = "diff_context"
     separator = ", "
     delta_since = "since the answers you passed in known"
+    model_names_its_copy = True
     # symbolpack never sees a host's edit tool: its own edits are changes to the answers it
     # passed. Real agents checked such lines by range ("they look the same as my copy"), and
     # found "symbolpack does not see your edits" cryptic, and "your own edits are among these

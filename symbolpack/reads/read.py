@@ -288,7 +288,41 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     # said the parts read were shown: a real agent read them all again
     held = _read_before_mask(copy, current, load) if copy.runs else None
     outcome = _skeleton_outcome(request, current, copy, policy, planned, held, plain, total, full_tokens)
+    if held is not None and any(held) and current.symbols is not None and request.hints.model_names_its_copy:
+        # (never longer than the skeleton but for its header: the parts it holds are markers
+        # there, not text; and under the host's cap the delta keeps them, the skeleton's tail not)
+        parts = _parts_delta(request, current, copy, load, policy, planned[0], held)
+        if parts is not None and parts.response["tokens"] <= parts.response["full_tokens"]:
+            return parts
     return plain if outcome is None else outcome
+
+
+def _parts_delta(request, current, copy, load, policy, outline, read_before) -> ReadOutcome | None:
+    """A first whole read after parts read (ranges, symbols): the parts as a delta (what
+    changed in them shown, the rest `unchanged`), the lines never read drawn as the
+    skeleton *outline* draws them. None when no part stands unchanged (then the
+    skeleton showing the parts as they are now says as much)."""
+    from ..base.linediff import opcodes
+    from .delta import delta_outcome
+
+    lines, total = current.lines, len(current.lines)
+    old, known = copy.texts(load, copy.extent())
+    if not any(known):
+        return None
+    # aligned as `_read_before_mask` aligns them: a part looked for where it was, give or
+    # take what the file grew by above it (the last lines read, a closing `}`, paired with
+    # the file's last ones otherwise)
+    reach = min(total, len(old) - 1 + max(_GROWN_MOST, (len(old) - 1) // 2))
+    ops = list(opcodes(old[1:], lines[:reach]))
+    if reach < total:
+        ops.append(("insert", len(old) - 1, len(old) - 1, reach, total))
+    unread = {n for n in range(1, total + 1) if not read_before[n]}
+    elided = {n for seg in outline if seg.kind == "elided" for n in range(seg.start, seg.end + 1)}
+    outcome, _ = delta_outcome(request, current, copy, old, known, (), ops, policy.max_answer_chars,
+                               outline=(unread, elided))
+    if not any(seg["kind"] == "unchanged" for seg in outcome.response["segments"]):
+        return None
+    return outcome
 
 
 def _skeleton_outcome(request, current, copy, policy, planned, held, plain, total: int,

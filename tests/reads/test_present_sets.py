@@ -60,17 +60,24 @@ pack = st.tuples(st.just("pack"), st.floats(0, 1), st.just(0))  # a context pack
 steps = st.lists(st.one_of(edit, read, read, host, host, own, blind, pack), min_size=3, max_size=30)
 
 
-def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
+def run(steps_, suffix: str, seed: int, min_lines: int, front: str | None = None, cap: int | None = None) -> None:
+    """*front*: the words answers are drawn in; over MCP the model names the answers it
+    holds itself, and a whole read after parts is a delta over them (`_parts_delta`).
+    *cap*: the host's cap on a tool result (`mcp_max_answer_chars`): answers over it stop
+    where they fit."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         os.environ["SYMBOLPACK_DIR"] = str(root / ".state")
+        # the workspace's setting, not the policy's, decides when a file is small: these
+        # files are, and would be read whole, never as skeletons, drill-ins or parts
+        os.environ["SYMBOLPACK_SMALL_FILE_TOKENS"] = "50"
         try:
             path = root / f"mod{suffix}"
             lines = initial_python(6, seed)
             path.write_text("\n".join(lines) + "\n")
             ws = Workspace(root)
-            policy = ReadPolicy(elide_min_lines=min_lines, small_file_tokens=50)
+            policy = ReadPolicy(elide_min_lines=min_lines, max_answer_chars=cap)
             history = [lines]
             context: list[tuple] = []  # (answer id, response or OwnEdit): the model's context, in order
             session, calls = "conv-0", 0
@@ -136,7 +143,7 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
                 present.insert(int(where * len(present)), f"toolu_other_{calls}")  # not ours: ignored
                 try:
                     response = read_file(ws, path, session, policy=policy, answer_id=f"toolu_{calls}",
-                                         present=present, **request).response
+                                         present=present, front=front, **request).response
                 except Exception as exc:  # noqa: BLE001 - a symbol that an edit broke, a range past the end
                     if "did you mean" in str(exc) or "past the end" in str(exc) or "no symbols" in str(exc) \
                             or "not found" in str(exc).lower():
@@ -150,6 +157,7 @@ def run(steps_, suffix: str, seed: int, min_lines: int) -> None:
             ws.close()
         finally:
             os.environ.pop("SYMBOLPACK_DIR", None)
+            os.environ.pop("SYMBOLPACK_SMALL_FILE_TOKENS", None)
 
 
 def own_edit(ws: Workspace, path: Path, context: list[tuple], where: float, count: int, answer_id: str,
@@ -245,27 +253,28 @@ MARKER_WITHOUT_ITS_BASE = [("forced", 0.0, 0), ("replace", 0.05, "zz"), ("full",
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(steps, st.integers(0, 50), st.sampled_from([3, 6]))
-@example(MARKER_WITHOUT_ITS_BASE, 1, 3)
+@given(steps, st.integers(0, 50), st.sampled_from([3, 6]), st.sampled_from([None, "mcp"]),
+       st.sampled_from([None, None, 1600]))
+@example(MARKER_WITHOUT_ITS_BASE, 1, 3, None, None)
 # a marker given against a shorter version, whose base is cleared: it does not tell the
 # model the file's new length (found by this property in CI)
 @example([("full", 0.0, 0), ("truncate", 0.5, 0), ("full", 0.0, 0), ("full", 0.0, 0), ("drop", 0.99, 1),
-          ("full", 0.0, 0)], 0, 3)
+          ("full", 0.0, 0)], 0, 3, None, None)
 # a range answer after a marker whose base was cleared: judged on what it vouches for
 @example([("full", 0.0, 0), ("replace", 0.0, ""), ("full", 0.0, 0), ("full", 0.0, 0), ("drop", 0.5, 0),
-          ("symbol", 0.0, 0)], 0, 3)
+          ("symbol", 0.0, 0)], 0, 3, None, None)
 # the model's own edit made on a copy one of whose answers is then cleared: the edit's
 # moves and length were that copy's (found by this property: [UNCHANGED] at the old length)
 @example([("full", 0.0, 0), ("truncate", 0.5, 0), ("full", 0.0, 0), ("own", 0.0, 0), ("drop", 0.99, 1),
-          ("full", 0.0, 0)], 0, 3)
+          ("full", 0.0, 0)], 0, 3, None, None)
 # a pack's [UNCHANGED] stub whose base read is then cleared: the stub alone gives the
 # model no code (a stub kept as shown code would let the next read vouch for it)
-@example([("forced", 0.0, 0), ("pack", 0.5, 0), ("drop", 0.99, 1), ("full", 0.0, 0)], 0, 3)
+@example([("forced", 0.0, 0), ("pack", 0.5, 0), ("drop", 0.99, 1), ("full", 0.0, 0)], 0, 3, None, None)
 # an edit of a line inside an elided body: the engine must not claim the line it wrote
 # (the model never saw its number; found by this property with such a claim planted)
-@example([("full", 0.0, 0), ("blind", 0.0, 1), ("range", 0.0, 1)], 0, 3)
-def test_answers_lean_only_on_what_the_present_answers_gave_the_model(steps_, seed, min_lines):
-    run(steps_, ".py", seed, min_lines)
+@example([("full", 0.0, 0), ("blind", 0.0, 1), ("range", 0.0, 1)], 0, 3, None, None)
+def test_answers_lean_only_on_what_the_present_answers_gave_the_model(steps_, seed, min_lines, front, cap):
+    run(steps_, ".py", seed, min_lines, front, cap)
 
 
 @settings(max_examples=max(EXAMPLES // 3, 20), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -409,6 +409,42 @@ def test_a_revert_after_a_range_read_is_not_unchanged():
         assert modes[2] != "unchanged", modes
 
 
+def test_a_whole_read_naming_parts_it_holds_is_a_delta_over_them_and_an_outline_of_the_rest():
+    """Over MCP the model names the answers it holds: after parts read (a symbol) and a
+    push, a whole read is a delta over those parts (what changed shown, the rest of them
+    `unchanged`) and the lines never read drawn as a skeleton draws them. Real agents
+    called the skeleton that showed their parts again "an outline I did not need" and
+    "not the delta I asked for"."""
+    mcp = hints_for("mcp")
+    lines = ["import os", ""]
+    for k in range(8):
+        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(14)],
+                  "    return x", ""]
+    cur = current(lines)
+    f2, f5 = (next(s for s in cur.symbols if s.qualname == name) for name in ("f2", "f5"))
+    agent = Agent()
+    agent.read(cur, ReadRequest("m.py", offset=f2.lines[0], limit=f2.lines[1] - f2.lines[0] + 1, hints=mcp))
+    agent.read(cur, ReadRequest("m.py", offset=f5.lines[0], limit=f5.lines[1] - f5.lines[0] + 1, hints=mcp))
+    pushed = ["import sys", *lines]  # every line one down
+    at = pushed.index("    y3 = x + 503")  # in f5
+    pushed[at] = "    y3 = x - 503"
+    r = agent.read(current(pushed), ReadRequest("m.py", hints=mcp))
+    assert r["mode"] == "delta", r["text"]
+    text = r["text"].splitlines()
+    assert text[0].startswith(f"[DELTA] m.py: {len(pushed)} lines now.")
+    assert "You had read only parts of it (ranges or symbols): what changed in them is shown" in text[0]
+    assert "Changed/new: f5 (changed line" in text[0] and "f2" not in text[0].split("Changed/new:")[1]
+    # f2 as the agent holds it, one line down; f5's change shown; never-read bodies elided
+    assert f"... {f2.lines[0] + 1}-{f2.lines[1] + 1} unchanged (were {f2.lines[0]}-{f2.lines[1]})" in " ".join(text), r["text"]
+    assert f"{at + 1:>6}\t{pushed[at]}" in text
+    f0 = next(s for s in cur.symbols if s.qualname == "f0")
+    assert any(line.startswith(f"    ... {f0.body[0] + 1}-") and "elided" in line for line in text), r["text"]
+    # the same read from a front whose host names the answers (hooks): the skeleton as before
+    agent = Agent()
+    agent.read(cur, ReadRequest("m.py", offset=f2.lines[0], limit=f2.lines[1] - f2.lines[0] + 1))
+    assert agent.read(current(pushed))["mode"] == "skeleton"
+
+
 def test_a_first_whole_read_shows_what_a_range_already_gave():
     """Lines the agent already holds (a range, a pack) are shown by the skeleton, not
     hidden (an `elided` marker would contradict what it was given) and not marked
@@ -745,25 +781,47 @@ def test_a_range_under_the_cap_comes_whole_and_one_over_it_stops_where_it_fits_a
 
 def test_a_delta_over_the_cap_stops_after_the_last_segment_that_fits_and_the_rest_is_elided():
     """A delta the host would cut (a real agent's, of a 2,600-line file after a push):
-    it stops where it fits, says so, and the copy holds nothing from the cut on."""
+    it stops where it fits, says so, and the copy holds nothing from the cut on but
+    the runs it marks `unchanged` (a tail that elided them took from the copy the
+    parts the agent held, and its ids were called "not needed")."""
     lines = py_lines(40, 60)
     agent = Agent(ReadPolicy(small_file_tokens=SMALL, diff_max_hunks=0))
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))  # it holds every line
-    agent.policy = ReadPolicy(small_file_tokens=SMALL, max_answer_chars=4000, diff_max_hunks=0)
-    changed = [line.replace("y3 = x + 3", "y3 = x + 33") for line in lines]
+    agent.policy = ReadPolicy(small_file_tokens=SMALL, max_answer_chars=3000, diff_max_hunks=0)
+    at_y3 = [n for n, line in enumerate(lines) if line.endswith("y3 = x + 3")]
+    changed = list(lines)
+    for n in at_y3[::4]:  # ten functions changed
+        changed[n] = changed[n].replace("y3 = x + 3", "y3 = x + 33")
     r = agent.read(current(changed))
-    assert r["mode"] == "delta" and len(r["text"]) <= 4000, len(r["text"])
-    tail = r["segments"][-1]
-    cut = tail["start"]
-    assert tail == {"kind": "elided", "start": cut, "end": len(lines)} and cut < len(lines)
-    assert (f"It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{len(lines)} are one elided"
-            f" run (tldrs read m.py --offset {cut} --limit {len(lines) - cut + 1} shows them).") in r["text"]
-    assert r["text"].splitlines()[-1] == f"... {cut}-{len(lines)} elided: --offset {cut} --limit {len(lines) - cut + 1}"
-    # the lines past the cut are not the model's: a range there comes back whole, with its change
+    assert r["mode"] == "delta" and len(r["text"]) <= 3000, len(r["text"])
+    cut = next(int(part.split("-")[0]) for part in r["text"].split("It stops at line ")[1:2]
+               for part in [part.split("lines ", 1)[1]])
+    tail = [seg for seg in r["segments"] if seg["start"] >= cut]
+    assert tail and all(seg["kind"] in ("elided", "unchanged") for seg in tail) and tail[-1]["end"] == len(lines)
+    assert all(seg["kind"] == "unchanged" for seg in tail[1::2]) and all("source" not in seg for seg in tail[::2])
+    assert (f"It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{len(lines)} are elided but"
+            f" for the parts you hold, marked `unchanged` (tldrs read m.py --offset {cut} --limit"
+            f" {len(lines) - cut + 1} shows them).") in r["text"]
+    # a changed line past the cut is not the model's: a range there comes back whole, with its change
     at = next(n for n in range(cut, len(lines) + 1) if changed[n - 1].endswith("y3 = x + 33"))
     again = agent.read(current(changed), ReadRequest("m.py", offset=at - 2, limit=5))
     assert again["mode"] == "range" and f"{at:>6}\t{changed[at - 1]}" in again["text"].splitlines()
-    assert not agent.copy.holds(cut, len(lines), again["sha256"], changed, lambda _: None)
+    # ... and the runs it marked unchanged stay the model's
+    held = tail[1]
+    assert agent.copy.holds(held["start"], held["end"], again["sha256"], changed, lambda _: None)
+
+
+def test_a_delta_tail_too_long_with_its_unchanged_runs_is_one_elided_run():
+    lines = py_lines(300, 3)  # 300 functions, each changed: a marker each past the cut would not fit
+    agent = Agent(ReadPolicy(small_file_tokens=SMALL, diff_max_hunks=0))
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    agent.policy = ReadPolicy(small_file_tokens=SMALL, max_answer_chars=4000, diff_max_hunks=0)
+    changed = [line.replace("y1 = x + 1", "y1 = x + 11") for line in lines]
+    r = agent.read(current(changed))
+    assert r["mode"] == "delta" and len(r["text"]) <= 4000, len(r["text"])
+    tail = r["segments"][-1]
+    assert tail["kind"] == "elided" and tail["end"] == len(lines) and "source" not in tail
+    assert f"lines {tail['start']}-{len(lines)} are one elided run" in r["text"]
 
 
 NO_DIFF = ReadPolicy(small_file_tokens=SMALL, diff_max_hunks=0)  # the delta, whatever a diff would cost

@@ -107,13 +107,16 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
         root = Path(tmp)
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)  # paths are then repo-relative
         os.environ["SYMBOLPACK_DIR"] = str(root / ".state")
+        # the workspace's setting, not the policy's, decides when a file is small: these
+        # files are, and would be read whole, never as skeletons or drill-ins
+        os.environ["SYMBOLPACK_SMALL_FILE_TOKENS"] = "50"
         try:
             path = root / f"mod{suffix}"
             lines = initial_python(6, seed)
             path.write_text("\n".join(lines) + "\n")
             ws = Workspace(root)
             oracle = ReadOracle()
-            policy = ReadPolicy(elide_min_lines=min_lines, small_file_tokens=50)
+            policy = ReadPolicy(elide_min_lines=min_lines)
             history = [lines]
             for op, where, arg in steps_:
                 if op == "revert":
@@ -175,6 +178,7 @@ def run_session(steps_, suffix: str, seed: int, min_lines: int) -> None:
             ws.close()
         finally:
             os.environ.pop("SYMBOLPACK_DIR", None)
+            os.environ.pop("SYMBOLPACK_SMALL_FILE_TOKENS", None)
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
