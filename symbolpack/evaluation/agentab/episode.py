@@ -124,9 +124,25 @@ def run_snippet(source: str, names: dict[str, Any]) -> Any:
     return scope["_snippet"]()
 
 
-def check_passes(source: str, text: str, path: str) -> bool:
-    """Whether an edit's `check` holds for a file's final text (a raising check fails)."""
+def check_passes(source: str, text: str, path: str, repo: str | os.PathLike[str] | None = None) -> bool:
+    """Whether an edit's `check` holds for a file's final text (a raising check fails).
+    A check sees what the lab's checks see: `text`, `path`, `repo` (the run's work tree,
+    for a check that imports the edited package) and `node(js)` (`node -e` there, its
+    last line of output as JSON, None when that fails)."""
+    where = os.fspath(repo) if repo is not None else None
     try:
-        return bool(run_snippet(source, {"text": text, "path": path}))
+        return bool(run_snippet(source, {"text": text, "path": path, "repo": where,
+                                         "node": lambda js: _node_json(where, js)}))
     except Exception:
         return False
+
+
+def _node_json(repo: str | None, js: str) -> Any:
+    import subprocess
+
+    try:
+        done = subprocess.run(["node", "-e", js], cwd=repo, capture_output=True, text=True, timeout=30)
+        last = [line for line in done.stdout.split("\n") if line.strip()]
+        return json.loads(last[-1]) if last else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None

@@ -123,7 +123,7 @@ def grade_run(rundir: str | Path) -> dict:
     for step, edit in ep.edits():
         path = rundir / "repo" / edit["file"]
         text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-        passed = check_passes(edit["check"], text, edit["file"])
+        passed = check_passes(edit["check"], text, edit["file"], rundir / "repo")
         # a later push that conflicted with the agent's edit won its hunk: the lab lost
         # the edit, not the agent (reported apart, in both arms)
         edits.append({"id": edit["id"], "step": step, "file": edit["file"], "passed": passed,

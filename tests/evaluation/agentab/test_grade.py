@@ -167,3 +167,19 @@ def test_every_committed_episode_is_well_formed_and_asks_what_the_issue_asks():
         assert sum(1 for step in ep.steps if step.get("apply")) >= 3, ep.name
         for _, q in questions:
             assert all(answer_is_right(a, q) for a in q["accepted"]), (ep.name, q["id"])
+
+
+def test_an_edit_check_sees_the_run_s_work_tree_as_the_lab_s_checks_do(tmp_path):
+    """A check that imports the edited package from `repo` (structlog's) failed in every
+    run, both arms, when the harness gave it no `repo`."""
+    from symbolpack.evaluation.agentab.episode import check_passes
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("VALUE = 1\n")
+    check = ("import os\n"
+             "with open(os.path.join(repo, 'pkg', 'mod.py')) as f:\n"
+             "    before = f.read()\n"
+             "return before == 'VALUE = 1\\n' and 'VALUE = 2' in text")
+    assert check_passes(check, "VALUE = 2\n", "pkg/mod.py", tmp_path)
+    assert not check_passes(check, "VALUE = 3\n", "pkg/mod.py", tmp_path)
+    assert not check_passes(check, "VALUE = 2\n", "pkg/mod.py")  # no work tree: the check raises, and fails
