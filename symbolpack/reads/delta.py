@@ -101,7 +101,18 @@ def removed_names(old: Sequence, current: Current, names_before) -> list[str]:
     before = names_before(old[1:])
     if not before:
         return []
-    return sorted(set(before) - {s.qualname for s in current.symbols or ()})
+    gone = set(before) - {s.qualname for s in current.symbols or ()}
+    # a name the file still spells is not said removed: a parse the grammar lost its way
+    # in (vapor's FileMiddleware.swift, one ERROR node) named every member anew, and
+    # "Removed: FileMiddleware, FileMiddleware.init, ..." was read as wrong (a real agent)
+    words = set(re.findall(r"[A-Za-z_$][\w$]*", "\n".join(current.lines)))
+    return sorted(name for name in gone if _last_name(name) not in words)
+
+
+def _last_name(qualname: str) -> str:
+    """`f` of `A.B.f`, `String` of `impl Display for String`, `x` of `$x`."""
+    last = re.split(r"[.\s]", qualname.strip())[-1]
+    return last.split("#", 1)[0].lstrip("$")
 
 
 def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],

@@ -386,11 +386,26 @@ def _capped(request, current, copy, segments: list, notes: dict, header: str, ma
     lean on and reads the whole file again (a real agent did, over a 1,900-line file)."""
     from .views import Segment, declared_between, render_segments
 
-    lines, total, hints = current.lines, len(current.lines), request.hints
+    hints = request.hints
     help_text = "" if "skeleton" in request.told else f" {hints.skeleton_help(request.path)}"
     room = _cap_room(request, header, max_chars)
     if body_chars <= room:
         return None
+    full = current.full_tokens()
+    for _ in range(8):  # the lines cut cost at least the note and marker added: never more than a plain read
+        outcome = _cut_at(request, current, copy, segments, notes, header, help_text, room)
+        if outcome is None or outcome.response["tokens"] <= full:
+            return outcome
+        room -= 4 * (outcome.response["tokens"] - full) + 40
+    return outcome
+
+
+def _cut_at(request, current, copy, segments: list, notes: dict, header: str, help_text: str,
+            room: int) -> ReadOutcome | None:
+    """`_capped`'s answer with *room* characters for its body; None when nothing fits."""
+    from .views import Segment, declared_between, render_segments
+
+    lines, total, hints = current.lines, len(current.lines), request.hints
     kept: list = []
     used, cut = 0, total + 1
     for seg in segments:
@@ -618,14 +633,22 @@ def _range_capped(request, current, scope, copy: AgentCopy, max_chars: int) -> R
     cut = _lines_that_fit(current.lines, start, end, max_chars - _RANGE_RESERVE)
     if cut > end:
         return None
+    from .views import numbered_text
+
+    def note(at: int) -> str:
+        return (f"[lines {at}-{end} not shown: this answer stops at line {at - 1} to fit the tool's output"
+                f" limit; {request.hints.read_lines(request.path, at, end)} shows them]")
+
     cut = max(cut, start + 1)  # one line at least, however long
+    # the lines left out cost at least what the note does: never more than a plain read
+    while cut > start + 1 and count_tokens(numbered_text(current.lines, cut, end)) < count_tokens(note(cut)):
+        cut -= 1
     outcome = _plain(request, current, (start, cut - 1), copy)
-    if cut > end:
-        return outcome
-    text = (f"{outcome.response['text']}\n[lines {cut}-{end} not shown: this answer stops at line {cut - 1}"
-            f" to fit the tool's output limit; {request.hints.read_lines(request.path, cut, end)} shows them]")
+    text = f"{outcome.response['text']}\n{note(cut)}"
     outcome.response["text"] = text
     outcome.response["tokens"] = count_tokens(text)
+    # the yardstick is a plain read of what was asked for, not of the lines that fit
+    outcome.response["full_tokens"] = count_tokens(numbered_text(current.lines, start, end))
     return outcome
 
 
