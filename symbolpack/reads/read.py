@@ -384,8 +384,6 @@ def _capped(request, current, copy, segments: list, notes: dict, header: str, ma
     the first line that does not; None when it fits. A host cuts a longer tool result itself, mid-line, and the id at the
     end of an MCP answer goes with it: the model then holds lines no later answer can
     lean on and reads the whole file again (a real agent did, over a 1,900-line file)."""
-    from .views import Segment, declared_between, render_segments
-
     hints = request.hints
     help_text = "" if "skeleton" in request.told else f" {hints.skeleton_help(request.path)}"
     room = _cap_room(request, header, max_chars)
