@@ -242,6 +242,9 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                                                      "around here"))
                 last_source, shown_since = src, 0
             out.extend(numbered(lines, start, seg.end))
+            if len(gone_notes) > 1:  # one note: four stacked above a window read as out of order
+                runs = ", ".join(note.split("your lines ", 1)[1].split(" ", 1)[0] for note in gone_notes)
+                gone_notes = [f"... your lines {runs} are gone (removed, or changed into lines shown below)"]
             out[top:top] = gone_notes
             after = None
             i += 1

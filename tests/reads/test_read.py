@@ -965,6 +965,25 @@ def test_a_block_removed_beside_a_changed_line_is_said():
     assert not any("are gone" in line for line in r["text"].splitlines()), r["text"]
 
 
+def test_lines_gone_at_two_places_in_one_window_are_one_note_above_it():
+    """Four stacked "your lines A-B are gone" notes above one window were read as out
+    of order (a real agent): one note names every run."""
+    lines = ["import os", ""]
+    for k in range(3):
+        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(60)],
+                  "    return x", ""]
+    agent = Agent(NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    changed = list(lines)
+    changed[80] = "    y15 = x - 115"  # line 81, in f1
+    del changed[84:89]  # its lines 85-89 went
+    del changed[73:78]  # and its lines 74-78
+    r = agent.read(current(changed))
+    assert r["mode"] == "delta", r["text"]
+    notes = [line for line in r["text"].splitlines() if "are gone" in line]
+    assert notes == ["... your lines 74-78, 85-89 are gone (removed, or changed into lines shown below)"], r["text"]
+
+
 def test_lines_that_moved_are_not_called_gone():
     """A block moved up (typer's MarkupMode): the delta shows it where it is now and does
     not call its old lines gone (a real agent re-read to find the 'gone' class)."""
