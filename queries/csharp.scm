@@ -62,6 +62,25 @@
 (method_declaration
   name: (identifier) @name) @definition.method
 
+; operators: `operator ==`, `explicit operator byte[]` (named `operator==`,
+; `operator byte[]` by the engine), a finalizer `~JToken`, an indexer `this[...]`
+(operator_declaration
+  operator: _ @name) @definition.method
+
+(conversion_operator_declaration
+  type: (_) @name) @definition.method
+
+(destructor_declaration
+  name: (identifier) @name) @definition.method
+
+(indexer_declaration
+  "this" @name
+  accessors: (accessor_list) @body) @definition.property
+
+(indexer_declaration
+  "this" @name
+  value: (arrow_expression_clause) @body) @definition.property
+
 ; a local function inside a method body
 (local_function_statement
   name: (identifier) @name) @definition.function

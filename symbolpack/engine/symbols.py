@@ -287,8 +287,16 @@ def _contains(outer: _Def, inner: _Def) -> bool:
     return outer.start <= inner.start and inner.end <= outer.end and (outer.start, outer.end) != (inner.start, inner.end)
 
 
+# grammars that name an operator by its token or its type alone (C#): the engine says
+# which, as C++'s `operator_name` does (`operator==`, `operator byte[]`, `~JToken`)
+_NAMED_AS = {"operator_declaration": "operator{}", "conversion_operator_declaration": "operator {}",
+             "destructor_declaration": "~{}"}
+
+
 def _name_of(d: _Def, kind: str) -> str:
     name = " ".join(_text(d.name_node).split())
+    if d.node.type in _NAMED_AS and d.name_node.type != "operator_name":
+        name = _NAMED_AS[d.node.type].format(name)
     if kind == "impl":
         trait = d.trait
         name = f"impl {' '.join(_text(trait).split())} for {name}" if trait is not None else f"impl {name}"

@@ -114,3 +114,27 @@ def test_csharp_file_scoped_namespace_qualifies_like_a_block():
         ("Shop.Core.Wallet", "class", (5, 8), (7, 7)),
         ("Shop.Core.Wallet.Balance", "method", (7, 7), None),
     ]
+
+
+def test_operators_a_finalizer_and_an_indexer_are_symbols():
+    """A real agent could not ask for JToken's `explicit operator byte[]` by name: it sat
+    in one elided run with its neighbours, and the agent guessed ranges."""
+    source = """
+        namespace N {
+        public class JToken {
+            public static explicit operator byte[](JToken value)
+            {
+                return null;
+            }
+            public static bool operator ==(JToken a, JToken b) { return true; }
+            ~JToken() { }
+            public JToken this[object key] { get { return null; } set { } }
+        }
+        }
+        """
+    assert symbols_of(source, "csharp")[2:] == [
+        ("N.JToken.operator byte[]", "method", (3, 6), (5, 5)),
+        ("N.JToken.operator==", "method", (7, 7), None),
+        ("N.JToken.~JToken", "method", (8, 8), None),
+        ("N.JToken.this", "property", (9, 9), None),
+    ]
