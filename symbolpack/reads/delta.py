@@ -249,10 +249,14 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     held_to = {src for src in mapped[1:] if src is not None}
     gone = {n for n in range(1, len(old)) if known[n] and n not in held_to}  # held lines nothing stands for now
     fresh = {i for i in range(1, total + 1) if mapped[i] is None}
-    # shown, no change: text the answers showed (a blank line between such lines goes with them)
-    again = {i for i in in_gaps if mapped[i] is None and new[i - 1] in shown}
+    # shown, no change, said: text the answers showed whose line a later answer took (`lost`;
+    # a blank line between such lines goes with them). Not any text like some line shown
+    # (`}`, `///`): labels scattered through new code blurred what was new (real agents),
+    # and never lines no part read stands for
+    again = {i for i in in_gaps - unread if mapped[i] is None and new[i - 1] in request.lost}
     again |= {i for i in range(2, total) if mapped[i] is None and not new[i - 1].strip()
               and i - 1 in again and i + 1 in again}
+    again = _distinct_runs(again, new)
     where = anchors(current)
     body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again)
     if max_chars and sum(len(line) + 1 for line in body) + len(header) > max_chars - ANSWER_RESERVE:
@@ -271,6 +275,25 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     text = "\n".join([header, *body])
     response = response_of(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, copy_after(copy, current, segments), None), only_unseen
+
+
+def _distinct_runs(lines_in: set[int], new: Sequence[str]) -> set[int]:
+    """The runs of *lines_in* that hold a line of their own: text found once in the file
+    and more than punctuation (`self,` counts; `}` and `///` do not: a run of those is
+    text like any, not text the model was shown there)."""
+    counts: dict[str, int] = {}
+    for text in new:
+        counts[text] = counts.get(text, 0) + 1
+    out: set[int] = set()
+    for i in sorted(lines_in):
+        if i - 1 in lines_in:
+            continue
+        run = [i]
+        while run[-1] + 1 in lines_in:
+            run.append(run[-1] + 1)
+        if any(counts[new[k - 1]] == 1 and re.search(r"\w{2}", new[k - 1]) for k in run):
+            out.update(run)
+    return out
 
 
 # what the header's cut note, the answer id line and the tail's marker may take after
