@@ -264,7 +264,7 @@ def read_file(
             folded = fold(chosen, load)
             copy = folded.copy
             # lines a later answer took the number of, or whose keep lost its base: not new to it
-            request = request._replace(shown=frozenset(folded.shown), lost=frozenset(folded.lost))
+            request = request._replace(shown=frozenset(folded.shown), lost=folded.lost)
             own = _own_edit_runs(folded.source, {e.id for e in chosen if e.base is not None})
             if own:
                 request = request._replace(own_edits=own)

@@ -137,11 +137,12 @@ class Folded:
     __slots__ = ("copy", "source", "shown", "lost")
 
     def __init__(self, copy: AgentCopy, source: Sequence[str | None], shown: AbstractSet[str] = frozenset(),
-                 lost: AbstractSet[str] = frozenset()) -> None:
+                 lost: Mapping[str, AbstractSet[int]] | None = None) -> None:
         self.copy = copy
         self.source = source  # index 1..: answer id, or None for a gap
         self.shown = shown
-        self.lost = lost  # of those, the text a later answer's other text took the line of
+        # of those, the text a later answer's other text took the line of, and those lines
+        self.lost = lost or {}
 
     def leaned_on(self, effect: Effect) -> list[str]:
         """The answers whose lines *effect* vouches for (its `keep` runs), in first-use order."""
@@ -305,7 +306,7 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
     folded: set[str] = set()
     aligned: dict = {}  # (older sha, newer sha) -> older line -> newer line, for `_forget_restated`
     shown: set[str] = set()
-    lost: set[str] = set()
+    lost: dict[str, set[int]] = {}
     for effect in effects:
         if effect.always and effect.length == 0:  # the whole file forgotten
             cells, source, length = [None], [None], None
@@ -356,7 +357,7 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
                 before = text(was[0], n)
                 now = new_cells[n] if n < len(new_cells) else None
                 if before is not None and (now is None or now[1] is not None or text(now[0], n) != before):
-                    lost.add(before)
+                    lost.setdefault(before, set()).add(n)
         cells, source = new_cells, new_source
     if not any(cells):  # nothing held: what a first read finds (a skeleton where one applies)
         return Folded(AgentCopy(), [None])

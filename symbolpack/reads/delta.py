@@ -143,15 +143,31 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         unread = {i for i in outline[0] if (src := mapped[i]) is None or not known[src]}
         in_gaps |= unread  # text never read: no change of anything
     shown = request.shown
+    # lost text counts where it was lost (in the copy's numbering: where the nearest line
+    # the copy holds above puts it): the same text elsewhere (WriteLogger's new
+    # `self._write = ...` like BytesLogger's, whose line a re-read had taken) is new
+    # there, and its symbol changed (a real agent re-read it)
+    where_in_copy: list[int | None] = [None] * (total + 1)
+    last: tuple[int, int] | None = None
+    for i in range(1, total + 1):
+        if (src := mapped[i]) is not None:
+            last = (i, src)
+        where_in_copy[i] = src if src is not None else (last[1] + i - last[0] if last else i)
+
+    def lost_near(i: int) -> bool:
+        at = where_in_copy[i]
+        return at is not None and any(abs(p - at) <= _LOST_SLACK for p in request.lost.get(new[i - 1], ()))
+
     if shown:
         # a line the copy lost when a later answer took its number (text an answer showed,
         # held nowhere now) is shown but is no change: rule4's first lines, which a
         # read of rule3 after a push overwrote, made rule4 "changed" and shown whole
         # (text held elsewhere too counts where a later answer's other text took its line:
         # a re-read of an edited method took the first lines of the next one, `self,`)
-        held, lost = {t for t in old[1:] if t is not None}, request.lost
+        held = {t for t in old[1:] if t is not None}
         in_gaps.update(i for i in range(1, total + 1) if mapped[i] is None and new[i - 1].strip()
-                       and new[i - 1] in shown and (new[i - 1] not in held or new[i - 1] in lost))
+                       and new[i - 1] in shown
+                       and (lost_near(i) or new[i - 1] not in held and new[i - 1] not in request.lost))
     owner = _innermost(total, current.symbols or ())
     points = _change_points(mapped, in_gaps, total)
     # a changed line changes its symbol; lines removed inside a symbol change it. A new
@@ -253,7 +269,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # a blank line between such lines goes with them). Not any text like some line shown
     # (`}`, `///`): labels scattered through new code blurred what was new (real agents),
     # and never lines no part read stands for
-    again = {i for i in in_gaps - unread if mapped[i] is None and new[i - 1] in request.lost}
+    again = {i for i in in_gaps - unread if mapped[i] is None and lost_near(i)}
     again |= {i for i in range(2, total) if mapped[i] is None and not new[i - 1].strip()
               and i - 1 in again and i + 1 in again}
     again = _distinct_runs(again, new)
@@ -539,6 +555,7 @@ def _changed_unseen(symbols, dirty: set[str], owner, mapped, known, total: int) 
 
 
 _MARKER_COST_LINES = 2  # an [UNCHANGED] run this short is cheaper to show
+_LOST_SLACK = 6  # lines lost text may sit from where it was lost (a few lines added around it)
 
 
 def _segments_from_status(status, mapped, owner) -> list[Segment]:

@@ -21,6 +21,8 @@ Policy (documented in ARCHITECTURE.md):
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Mapping, Set as AbstractSet
+from types import MappingProxyType
 TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
 if TYPE_CHECKING:
     from typing import Callable, Collection, Sequence
@@ -59,9 +61,12 @@ class ReadPolicy(namedtuple("ReadPolicy", [
     __slots__ = ()
 
 
+_NO_LOST: Mapping[str, AbstractSet[int]] = MappingProxyType({})
+
+
 class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told", "hints",
                                              "own_edits", "capped", "shown", "lost"],
-                             defaults=[None, None, None, False, (), CLI, (), False, frozenset(), frozenset()])):
+                             defaults=[None, None, None, False, (), CLI, (), False, frozenset(), _NO_LOST])):
     """One read: a path, an optional range or resolved drill-in symbol, and --full.
     *told*: the modes this session was already answered with ("skeleton", "delta"):
     their first answer explained the markers; later ones say only what they are
@@ -75,9 +80,9 @@ class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol"
     *shown*: the text of every line the present answers showed, wherever a later
     answer took its number (`answers.Folded.shown`): a delta does not call such text
     new or changed.
-    *lost*: of those, the text whose line a later answer gave other text
-    (`answers.Folded.lost`): found again anywhere unaligned, it is no change, even
-    where the copy holds the same text elsewhere (`self,`)."""
+    *lost*: of those, the text whose line a later answer gave other text, and those
+    lines (`answers.Folded.lost`): found again unaligned near there, it is no change,
+    even where the copy holds the same text elsewhere (`self,`)."""
 
     __slots__ = ()
 

@@ -984,6 +984,31 @@ def test_lines_gone_at_two_places_in_one_window_are_one_note_above_it():
     assert notes == ["... your lines 74-78, 85-89 are gone (removed, or changed into lines shown below)"], r["text"]
 
 
+def test_text_lost_elsewhere_does_not_hide_a_change_here():
+    """Text whose line a later answer took is no change where it was lost, not anywhere:
+    WriteLogger's new `self._write = ...`, like BytesLogger's whose line a re-read had
+    taken, was shown unnamed, and a real agent re-read the method to see what it was."""
+    lines = ["import os", ""]
+    for k in range(4):
+        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(20)],
+                  "    return x", ""]
+    agent = Agent(NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    twin = "    y5 = x + 5"  # f0's line, added to f3 too
+    at_f0 = lines.index(twin) + 1
+    pushed = list(lines)
+    at = pushed.index("    y5 = x + 305")
+    pushed.insert(at, twin)
+    far = ReadRequest("m.py", shown=frozenset({twin}), lost={twin: {at_f0}})
+    r = agent.read(current(pushed), far)
+    assert r["mode"] == "delta" and f"f3 (changed line {at + 1})" in r["text"].splitlines()[0], r["text"]
+    agent = Agent(NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    near = ReadRequest("m.py", shown=frozenset({twin}), lost={twin: {at + 1}})
+    r = agent.read(current(pushed), near)
+    assert "f3" not in r["text"].splitlines()[0], r["text"]  # lost right there: shown, no change
+
+
 def test_lines_that_moved_are_not_called_gone():
     """A block moved up (typer's MarkupMode): the delta shows it where it is now and does
     not call its old lines gone (a real agent re-read to find the 'gone' class)."""
