@@ -376,7 +376,7 @@ def read_symbols(
     name that names nothing, why
     (one name alone that names nothing anywhere is an error, as for `read_file`)."""
     from ..engine.lookup import local_id, names_exactly, resolve_all
-    from ..reads.skeleton import _header_line
+    from ..reads.delta import declaration_line
 
     hints = hints_for(front)
     target = os.fspath(path)
@@ -425,7 +425,7 @@ def read_symbols(
             local = local_id(sym)
             scopes.setdefault(span, _label(local, sym, syms, source.rel))
             symbol_of.setdefault(span, local)
-            declared.setdefault(span, _header_line(lines, sym))
+            declared.setdefault(span, declaration_line(lines, sym))
     if lines_too != (None, None):
         span = resolve_scope(len(lines), lines_too[0], lines_too[1], hints) or (1, max(len(lines), 1))
         scopes.setdefault(span, f"lines {span[0]}-{span[1]}")

@@ -362,18 +362,23 @@ def anchors(current: Current) -> dict[int, str]:
     """Each function-like or type symbol's declaration line -> its name (a moved run's
     marker says where they are now): the first line of its signature that names it, not
     an attribute or a decorator above it (a model asked for "the line of f" wants that one)."""
-    from .skeleton import _header_line
-
     out: dict[int, str] = {}
     for s in current.symbols or ():
-        if s.kind not in _ANCHOR_KINDS:
-            continue
-        line = _header_line(current.lines, s)
-        end = min(s.body[0] - 1 if s.body else s.lines[1], len(current.lines))
-        named = next((n for n in range(line, end + 1) if re.search(rf"\b{re.escape(s.name)}\b", current.lines[n - 1])
-                      and not current.lines[n - 1].lstrip().startswith(("#[", "@", "//", "#", "/*", "*"))), line)
-        out[named] = s.qualname
+        if s.kind in _ANCHOR_KINDS:
+            out[declaration_line(current.lines, s)] = s.qualname
     return out
+
+
+def declaration_line(lines: Sequence[str], s) -> int:
+    """The first line of *s*'s signature that names it: not an attribute, a decorator or
+    a C++ `template <...>` line above it (a model asked for "the line of f" wants that
+    one; "declared on 1238" for fmt's `template` line made a real agent count again)."""
+    from .skeleton import _header_line
+
+    line = _header_line(lines, s)
+    end = min(s.body[0] - 1 if s.body else s.lines[1], len(lines))
+    return next((n for n in range(line, end + 1) if re.search(rf"\b{re.escape(s.name)}\b", lines[n - 1])
+                 and not lines[n - 1].lstrip().startswith(("#[", "@", "//", "#", "/*", "*"))), line)
 
 
 # Lines shown around a change inside a changed symbol, its own lines only; a changed

@@ -525,9 +525,12 @@ def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
 
 
 def _without_lone_blanks(mask: list[bool], lines: Sequence[str]) -> list[bool]:
-    """*mask* without its runs of blank lines alone: a blank line the alignment paired
-    with one the agent read is no part it read (three blank lines of flask's `url_for`,
-    so paired after a push, split its body into three markers)."""
+    """*mask* without its runs of blank lines and closing brackets alone: a blank line or
+    a `}` the alignment paired with one the agent read is no part it read (three blank
+    lines of flask's `url_for`, so paired after a push, split its body into three
+    markers; a lone `}` split logrus's needsQuoting)."""
+    from .skeleton import _CLOSER_ONLY
+
     n = 1
     while n < len(mask):
         if not mask[n]:
@@ -536,7 +539,7 @@ def _without_lone_blanks(mask: list[bool], lines: Sequence[str]) -> list[bool]:
         m = n
         while m + 1 < len(mask) and mask[m + 1]:
             m += 1
-        if not any(lines[k - 1].strip() for k in range(n, m + 1)):
+        if all(not lines[k - 1].strip() or _CLOSER_ONLY.match(lines[k - 1]) for k in range(n, m + 1)):
             for k in range(n, m + 1):
                 mask[k] = False
         n = m + 1

@@ -732,9 +732,9 @@ def test_a_whole_read_after_parts_shows_no_marker_for_a_line_or_two_and_pairs_no
     from symbolpack.reads.read import _shown_where_held, _without_lone_blanks
     from symbolpack.reads.views import Segment
 
-    lines = ["def f():", "    a = 1", "", "    b = 2", "", "", "    return a + b"]
-    mask = [False, True, True, True, False, True, True, False]
-    assert _without_lone_blanks(mask, lines) == [False, True, True, True, False, False, False, False]
+    lines = ["def f():", "    a = 1", "", "    b = 2", "", "", "    return a + b", "    }", ""]
+    mask = [False, True, True, True, False, True, True, False, True, True]
+    assert _without_lone_blanks(mask, lines) == [False, True, True, True, False, False, False, False, False, False]
     held = [False] * 31
     for n in range(2, 28):
         held[n] = True  # all of the body read but its last two lines
