@@ -12,7 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
 if TYPE_CHECKING:
-    from typing import AbstractSet, Callable, Sequence
+    from typing import AbstractSet, Callable, Collection, Sequence
 
     from ..engine.symbols import SymbolSlice
     from .views import Segment, UnifiedDiff
@@ -117,7 +117,8 @@ def _last_name(qualname: str) -> str:
 
 def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
                   removed: Sequence[str], ops, max_chars: int | None = None,
-                  outline: tuple[set[int], set[int]] | None = None) -> tuple[ReadOutcome, bool]:
+                  outline: tuple[set[int], set[int]] | None = None,
+                  known_names: Collection[str] = ()) -> tuple[ReadOutcome, bool]:
     """Symbol-granular re-read against the copy: a symbol whose own lines changed is
     shown (its own lines, children excluded); a line identical to one the agent holds
     is `unchanged` from there; a line identical to one the agent was only told is
@@ -169,6 +170,14 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
                        and new[i - 1] in shown
                        and (lost_near(i) or new[i - 1] not in held and new[i - 1] not in request.lost))
     owner = _innermost(total, current.symbols or ())
+    if outline is not None and known_names:
+        # (*known_names*: symbols of the versions the parts were read from: one no part
+        # stands for was not read, not added; drawn as the rest never read is)
+        for sym in current.symbols or ():
+            if sym.qualname in known_names and _all_new(sym, owner, mapped, total):
+                own = {i for i in range(sym.lines[0], min(sym.lines[1], total) + 1) if owner[i] is sym}
+                unread |= own
+                in_gaps |= own
     points = _change_points(mapped, in_gaps, total)
     # a changed line changes its symbol; lines removed inside a symbol change it. A new
     # blank line is shown but changes nothing, and lines removed between two symbols

@@ -206,7 +206,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
     if plain_only:
         return _plain(request, current, None, copy, "forced")
     if copy.length is None:  # no whole-file answer yet (range reads at most)
-        return _first_read(request, current, copy, policy, load)
+        return _first_read(request, current, copy, policy, load, names_before)
     if copy.pending:
         return _plain(request, current, None, copy, "pending")  # an answer may not have arrived: unsure
     if copy.in_sync(current.sha256, total):
@@ -268,7 +268,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
     return _plain(request, current, None, copy, "cost" if candidates else "gate")
 
 
-def _first_read(request, current, copy, policy, load) -> ReadOutcome:
+def _first_read(request, current, copy, policy, load, names_before=None) -> ReadOutcome:
     plain = _plain(request, current, None, copy)
     full_tokens = plain.response["full_tokens"]
     if full_tokens < policy.small_file_tokens:
@@ -296,13 +296,13 @@ def _first_read(request, current, copy, policy, load) -> ReadOutcome:
     if held is not None and any(held) and current.symbols is not None and request.hints.model_names_its_copy:
         # (never longer than the skeleton but for its header: the parts it holds are markers
         # there, not text; and under the host's cap the delta keeps them, the skeleton's tail not)
-        parts = _parts_delta(request, current, copy, load, policy, planned[0], held)
+        parts = _parts_delta(request, current, copy, load, policy, planned[0], held, names_before)
         if parts is not None and parts.response["tokens"] <= parts.response["full_tokens"]:
             return parts
     return plain if outcome is None else outcome
 
 
-def _parts_delta(request, current, copy, load, policy, outline, read_before) -> ReadOutcome | None:
+def _parts_delta(request, current, copy, load, policy, outline, read_before, names_before=None) -> ReadOutcome | None:
     """A first whole read after parts read (ranges, symbols): the parts as a delta (what
     changed in them shown, the rest `unchanged`), the lines never read drawn as the
     skeleton *outline* draws them. None when no part stands unchanged (then the
@@ -323,8 +323,12 @@ def _parts_delta(request, current, copy, load, policy, outline, read_before) -> 
         ops.append(("insert", len(old) - 1, len(old) - 1, reach, total))
     unread = {n for n in range(1, total + 1) if not read_before[n]}
     elided = {n for seg in outline if seg.kind == "elided" for n in range(seg.start, seg.end + 1)}
+    # symbols the versions read from had: where no part read stands for them they were
+    # not read, not added (a parts copy from two versions numbered apart put autolink in a
+    # hole between two parts, and a real agent was told it was new)
+    before = set(names_before(old[1:]) or ()) if names_before is not None else set()
     outcome, _ = delta_outcome(request, current, copy, old, known, (), ops, policy.max_answer_chars,
-                               outline=(unread, elided))
+                               outline=(unread, elided), known_names=before)
     if not any(seg["kind"] == "unchanged" for seg in outcome.response["segments"]):
         return None
     return outcome

@@ -527,3 +527,33 @@ def test_text_a_later_answer_took_the_line_of_is_no_change_though_the_copy_holds
         judge([("sk", sk), ("r0", r0), ("r1", r1), ("r2", r2)], after, path, {}, lines)
     finally:
         ws.close()
+
+
+def test_a_symbol_never_read_between_parts_from_two_versions_is_not_called_new(tmp_path, monkeypatch):
+    """A part read before a push and a part read after it can sit side by side in the
+    copy's numbering, with a function the agent never read between them in the file:
+    that function was not added (marked's autolink was called "new"; the agent doubted)."""
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    monkeypatch.setenv("SYMBOLPACK_SMALL_FILE_TOKENS", "50")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+
+    def fn(k: int) -> list[str]:
+        return [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(12)],
+                "    return x", ""]
+
+    path = tmp_path / "m.py"
+    v1 = fn(0) + fn(1) + fn(2) + fn(3)
+    path.write_text("\n".join(v1) + "\n")
+    ws = Workspace(tmp_path)
+    try:
+        r0 = read_file(ws, path, "s", answer_id="r0", present=[], front="mcp", symbol="f0").response
+        path.write_text("\n".join(fn(0) + fn(2) + fn(3)) + "\n")  # f1 goes: f2 takes its lines
+        r1 = read_file(ws, path, "s", answer_id="r1", present=["r0"], front="mcp", symbol="f2").response
+        path.write_text("\n".join(v1) + "\n")  # and comes back
+        after = read_file(ws, path, "s", answer_id="r2", present=["r0", "r1"], front="mcp").response
+    finally:
+        ws.close()
+    header = after["text"].splitlines()[0]
+    assert after["mode"] == "delta" and "You had read only parts of it" in header, after["text"]
+    assert "f1" not in header, header  # neither new nor changed: never read
+    judge([("r0", r0), ("r1", r1)], after, path, {}, v1)

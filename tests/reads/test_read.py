@@ -23,6 +23,8 @@ from symbolpack.reads.read import (
 
 
 def _names(lines) -> set[str] | None:
+    if any(line is None for line in lines):
+        return None  # a copy with gaps: as `read_file`'s, which names the versions instead
     symbols = python_symbols(lines)
     return None if symbols is None else {s.qualname for s in symbols}
 
