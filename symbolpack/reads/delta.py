@@ -92,6 +92,28 @@ def _align(old: Sequence, new: Sequence[str], ops, known: Sequence[bool]) -> tup
     return mapped, in_gaps
 
 
+def _mostly_unmatched(sym, owner, mapped, total: int) -> bool:
+    """Most of *sym*'s own lines stand for no line of the copy: the alignment lost it
+    (moved), rather than a line or two of it differing from the copy."""
+    own = [i for i in range(sym.lines[0], min(sym.lines[1], total) + 1) if owner[i] is sym]
+    return bool(own) and 2 * sum(mapped[i] is None for i in own) > len(own)
+
+
+def _in_a_version(sym, new: Sequence[str], versions: Sequence[Sequence[str]]) -> bool:
+    """Whether one of *versions* has *sym*'s lines, all of them, as one run."""
+    block = list(new[sym.lines[0] - 1:sym.lines[1]])
+    if len(block) < _MOVED_MIN:
+        return False
+    for text in versions:
+        for k in range(len(text) - len(block) + 1):
+            if text[k] == block[0] and list(text[k:k + len(block)]) == block:
+                return True
+    return False
+
+
+_MOVED_MIN = 3  # lines a block must have to be found moved (a `}` alone moves nowhere)
+
+
 def removed_names(old: Sequence, current: Current, names_before) -> list[str]:
     """Qualnames the copy defines and the file no longer does: *names_before* gives the
     names of the versions the copy was made of, or of its text when it is whole (a
@@ -118,7 +140,8 @@ def _last_name(qualname: str) -> str:
 def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Sequence[bool],
                   removed: Sequence[str], ops, max_chars: int | None = None,
                   outline: tuple[set[int], set[int]] | None = None,
-                  known_names: Collection[str] = ()) -> tuple[ReadOutcome, bool]:
+                  known_names: Collection[str] = (),
+                  versions: Sequence[Sequence[str]] = ()) -> tuple[ReadOutcome, bool]:
     """Symbol-granular re-read against the copy: a symbol whose own lines changed is
     shown (its own lines, children excluded); a line identical to one the agent holds
     is `unchanged` from there; a line identical to one the agent was only told is
@@ -194,6 +217,11 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         first = owner[group[0]]
         if first is not None and (first is owner[group[-1]] if len(group) > 1 else bool(new[group[0] - 1].strip())):
             dirty.add(first.id)
+    # a symbol whose whole text a version the copy was made of has as it is: moved there,
+    # not changed (said apart; jackson's reordered methods were named changed)
+    moved = {sym.id for sym in current.symbols or () if sym.id in dirty and _mostly_unmatched(sym, owner, mapped, total)
+             and _in_a_version(sym, new, versions)}
+    dirty -= moved
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
     window, opened = _change_windows(dirty - unseen, owner, points, total, _signature_lines(current, dirty))
     for group in points:  # an indented change no symbol owns (an anonymous callback's): a few lines around it
@@ -267,6 +295,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     if unseen:
         names = sorted(s.qualname for s in current.symbols or () if s.id in unseen)
         header += f" Changed inside code you have not read (still elided): {_listed(names)}."
+    if moved:
+        names = sorted(sym.qualname for sym in current.symbols or () if sym.id in moved)
+        header += f" Moved, not changed: {_listed(names)}."
     if removed:
         header += f" Removed: {_listed(removed)}."
     header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits

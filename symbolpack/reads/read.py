@@ -256,7 +256,8 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
                 candidates.append(candidate)  # a diff the host would cut is no answer: the delta stops where it fits
     if delta_possible:
         removed = removed_names(old, current, names_before)
-        delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops, policy.max_answer_chars)
+        delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops, policy.max_answer_chars,
+                                           versions=_versions(copy, load))
         if only_unseen:
             candidates = []  # every change is inside bodies the agent never read: name them, no diff
         diff_wins = bool(candidates) and (
@@ -302,6 +303,11 @@ def _first_read(request, current, copy, policy, load, names_before=None) -> Read
     return plain if outcome is None else outcome
 
 
+def _versions(copy, load) -> list[list[str]]:
+    """The texts of the versions the copy was made of (those still stored)."""
+    return [text for sha in copy.versions() if (text := load(sha)) is not None]
+
+
 def _parts_delta(request, current, copy, load, policy, outline, read_before, names_before=None) -> ReadOutcome | None:
     """A first whole read after parts read (ranges, symbols): the parts as a delta (what
     changed in them shown, the rest `unchanged`), the lines never read drawn as the
@@ -328,7 +334,7 @@ def _parts_delta(request, current, copy, load, policy, outline, read_before, nam
     # hole between two parts, and a real agent was told it was new)
     before = set(names_before(old[1:]) or ()) if names_before is not None else set()
     outcome, _ = delta_outcome(request, current, copy, old, known, (), ops, policy.max_answer_chars,
-                               outline=(unread, elided), known_names=before)
+                               outline=(unread, elided), known_names=before, versions=_versions(copy, load))
     if not any(seg["kind"] == "unchanged" for seg in outcome.response["segments"]):
         return None
     return outcome

@@ -1011,6 +1011,24 @@ def test_text_lost_elsewhere_does_not_hide_a_change_here():
     assert "f3" not in r["text"].splitlines()[0], r["text"]  # lost right there: shown, no change
 
 
+def test_a_function_moved_whole_is_said_moved_not_changed():
+    """jackson reordered its error methods: each was named changed (and a real agent
+    re-read them all) though its text was the one the agent held, elsewhere."""
+    def fn(k: int) -> list[str]:
+        return [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(12)],
+                "    return x", ""]
+
+    v1 = ["import os", ""] + fn(0) + fn(1) + fn(2) + fn(3)
+    agent = Agent(NO_DIFF)
+    agent.read(current(v1), ReadRequest("m.py", offset=1, limit=len(v1)))
+    v2 = ["import os", ""] + fn(0) + fn(3) + fn(1) + fn(2)  # f3 moved up, untouched
+    v2[v2.index("    y5 = x + 105")] = "    y5 = x - 105"  # and f1 changed
+    r = agent.read(current(v2))
+    header = r["text"].splitlines()[0]
+    assert r["mode"] == "delta" and "Moved, not changed: f3." in header, header
+    assert "f1 (changed line" in header and "f3 (" not in header, header
+
+
 def test_lines_that_moved_are_not_called_gone():
     """A block moved up (typer's MarkupMode): the delta shows it where it is now and does
     not call its old lines gone (a real agent re-read to find the 'gone' class)."""
