@@ -251,6 +251,9 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             continue
         if seg.source is None:  # elided, changed inside
             out.append(elided_marker(lines, seg, hints=hints))
+            joined = _joined_elided(lines, segments, i, out, hints)
+            if joined is not None:
+                out[-2:] = [joined]
             after = last_source = None
             i += 1
             continue
@@ -277,11 +280,28 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
         last_source, shown_since = after[1], 0
         if all(r.kind == "elided" for r in run) and len(run) == 1:
             out.append(elided_marker(lines, seg, hints=hints))
+            joined = _joined_elided(lines, segments, i, out, hints)
+            if joined is not None:
+                out[-2:] = [joined]
         else:
             out.append(unchanged_marker(Segment("unchanged", seg.start, run[-1].end, source=seg.source), anchors,
                                         with_elided=any(r.kind == "elided" for r in run)))
         i = j + 1
     return out
+
+
+def _joined_elided(lines: Sequence[str], segments: Sequence[Segment], i: int, out: list[str],
+                   hints: Hints) -> str | None:
+    """One marker for segment *i* and the elided segment before it, when both are one
+    symbol's and nothing was drawn between them (two `from_f64` markers side by side, a
+    removed attribute between its two runs, read as odd to a real agent); else None."""
+    if i == 0 or len(out) < 2:
+        return None
+    seg, prev = segments[i], segments[i - 1]
+    if prev.kind != "elided" or seg.kind != "elided" or prev.end + 1 != seg.start or not seg.symbol \
+            or prev.symbol != seg.symbol or out[-2] != elided_marker(lines, prev, hints=hints):
+        return None
+    return elided_marker(lines, Segment("elided", prev.start, seg.end, symbol=seg.symbol), hints=hints)
 
 
 # --------------------------------------------------------------------------- segments

@@ -1177,3 +1177,16 @@ def test_a_window_shows_a_short_run_it_was_told_is_elided_and_keeps_a_body_elide
     # the docblock and its declaration: a change in a doc comment only opens no body
     assert shown == [f"{n:6d}\t{lines[n - 1]}" for n in range(51, 60)], after["text"]
     assert after["text"].splitlines()[-1].startswith("... 60-144 unchanged, elided bodies still elided")
+
+
+def test_two_elided_runs_of_one_symbol_side_by_side_are_one_marker():
+    """A removed `#[inline]` inside an elided body split it into two runs moved apart:
+    two `from_f64` markers side by side read as odd (a real agent re-read the range)."""
+    from symbolpack.reads.views import Segment, render_delta
+
+    lines = [f"line {n}" for n in range(1, 21)]
+    segments = [Segment("unchanged", 1, 4, source=1), Segment("elided", 5, 9, source=7, symbol="m.py:python:f"),
+                Segment("elided", 10, 14, source=13, symbol="m.py:python:f"), Segment("unchanged", 15, 20, source=20)]
+    text = render_delta(lines, segments, old=[None] * 25)  # (no line of the copy between them to name)
+    assert [line for line in text if "elided" in line] == ["... 5-14 elided: --symbol f"], text
+    assert len(text) == 3, text
