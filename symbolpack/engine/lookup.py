@@ -56,6 +56,13 @@ def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
             hits = [s for s in symbols if any(q == want or q.endswith("." + want) for q in _spellings(s.qualname, fold))]
             if hits:
                 return hits
+    # a name without the `?` its declaration ends in (C#'s `operator byte[]?`, Ruby's
+    # `empty?`): three real agents asked for `operator byte[]` and got lines around it
+    if not query.endswith("?"):
+        hits = [s for s in symbols if s.name.endswith("?") and query in (s.name[:-1], s.qualname[:-1])
+                or s.qualname.endswith("?") and s.qualname[:-1].endswith("." + query)]
+        if hits:
+            return hits
     return []
 
 

@@ -273,8 +273,16 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         sym = owner[i]
         if mapped[i] is None and i not in in_gaps and sym is not None and new[i - 1].strip():
             new_in.setdefault(sym.id, []).append(i)
-    changed = sorted({s.qualname + _where(new_in.get(s.id, ()), new, all_new := _all_new(s, owner, mapped, total),
-                                          all_new and _declared_in(s, new, shown))
+    # an overload family split between changed and moved is named by its local ids there
+    # (`collectFile` in both lists read as a contradiction)
+    split = {sym.qualname for sym in current.symbols or () if sym.id in moved} & \
+        {sym.qualname for sym in current.symbols or () if sym.id in dirty}
+
+    def named(sym) -> str:
+        return sym.id.split(":", 2)[-1] if sym.qualname in split else sym.qualname
+
+    changed = sorted({named(s) + _where(new_in.get(s.id, ()), new, all_new := _all_new(s, owner, mapped, total),
+                                        all_new and _declared_in(s, new, shown))
                       for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
     if outline is not None:
         header = (f"[DELTA] {request.path}: {total} lines now. You had read only parts of it (ranges or symbols):"
@@ -296,7 +304,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         names = sorted(s.qualname for s in current.symbols or () if s.id in unseen)
         header += f" Changed inside code you have not read (still elided): {_listed(names)}."
     if moved:
-        names = sorted(sym.qualname for sym in current.symbols or () if sym.id in moved)
+        names = sorted(named(sym) for sym in current.symbols or () if sym.id in moved)
         header += f" Moved, not changed: {_listed(names)}."
     if removed:
         header += f" Removed: {_listed(removed)}."

@@ -154,3 +154,17 @@ def test_a_symbols_answer_names_an_overloads_implementation_by_its_name(make_rep
     root = make_repo({"m.py": "\n".join(OVERLOADED) + "\n\n\ndef g():\n    return 1\n"})
     out = tldrs(root, "read", "m.py", "--session-id", "s", "--symbol", "A.f", "--symbol", "g", check=True).stdout
     assert out.splitlines()[0].startswith("[SYMBOLS] m.py: 2 symbols, each whole, as it is now: A.f (lines 8-10")
+
+
+def test_a_name_without_the_question_mark_its_declaration_ends_in_finds_it():
+    """C#'s `explicit operator byte[]?`, asked for as `operator byte[]` by three real
+    agents, had come back as the lines around it; Ruby's `empty?` asked as `empty` too."""
+    from symbolpack.engine.lookup import resolve
+    from symbolpack.engine.symbols import bind, parse_bytes
+
+    source = b"namespace N {\\npublic class JToken {\\n    public static explicit operator byte[]?(JToken v) { return null; }\\n}\\n}\\n"
+    records, _, error = parse_bytes(source, "csharp", references=False)
+    symbols = bind("JToken.cs", "csharp", records)
+    assert error is None
+    assert resolve("operator byte[]", symbols).qualname == "N.JToken.operator byte[]?"
+    assert resolve("JToken.operator byte[]", symbols).qualname == "N.JToken.operator byte[]?"

@@ -1190,3 +1190,22 @@ def test_two_elided_runs_of_one_symbol_side_by_side_are_one_marker():
     text = render_delta(lines, segments, old=[None] * 25)  # (no line of the copy between them to name)
     assert [line for line in text if "elided" in line] == ["... 5-14 elided: --symbol f"], text
     assert len(text) == 3, text
+
+
+def test_overloads_split_between_changed_and_moved_are_named_by_their_local_ids():
+    """vapor's collectFile: one overload changed, another moved, and the header named
+    `collectFile` in both lists (a real agent read it as a contradiction)."""
+    def fn(name: str, k: int) -> list[str]:
+        return [f"def {name}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(12)],
+                "    return x", ""]
+
+    v1 = ["import os", ""] + fn("f", 0) + fn("g", 1) + fn("h", 2) + fn("g", 3)
+    agent = Agent(NO_DIFF)
+    agent.read(current(v1), ReadRequest("m.py", offset=1, limit=len(v1)))
+    v2 = ["import os", ""] + fn("f", 0) + fn("g", 3) + fn("g", 1) + fn("h", 2)  # the second g moved up
+    v2[v2.index("    y5 = x + 105")] = "    y5 = x - 105"  # and the first one changed
+    header = agent.read(current(v2))["text"].splitlines()[0]
+    assert "Moved, not changed: g" in header and "Changed/new: g" in header, header
+    moved = header.split("Moved, not changed: ")[1].split(".")[0]
+    changed = header.split("Changed/new: ")[1].split(" (")[0]
+    assert moved != changed and {moved, changed} <= {"g", "g#2"}, header
