@@ -79,6 +79,18 @@ def py_lines(n_funcs: int = 4, body: int = 20) -> list[str]:
     return out
 
 
+def py_function(k: int, body: int = 12, name: str | None = None) -> list[str]:
+    """Function `f{k}` (or *name*) whose body lines are its own (`x + 100k + i`): no other
+    function of the module has them, so a line maps to one place only."""
+    return [f"def {name or f'f{k}'}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(body)],
+            "    return x", ""]
+
+
+def distinct_py_lines(n_funcs: int, body: int) -> list[str]:
+    """`py_lines`, each function's body lines its own (`py_function`)."""
+    return ["import os", ""] + [line for k in range(n_funcs) for line in py_function(k, body)]
+
+
 def python_symbols(lines) -> list | None:
     """The symbols of *lines* as Python file m.py, or None when the parse failed."""
     from symbolpack.engine.index import parse_bytes

@@ -92,10 +92,15 @@ def _align(old: Sequence, new: Sequence[str], ops, known: Sequence[bool]) -> tup
     return mapped, in_gaps
 
 
+def _own_lines(sym, owner, total: int) -> list[int]:
+    """*sym*'s own lines (its children's excluded)."""
+    return [i for i in range(sym.lines[0], min(sym.lines[1], total) + 1) if owner[i] is sym]
+
+
 def _mostly_unmatched(sym, owner, mapped, total: int) -> bool:
     """Most of *sym*'s own lines stand for no line of the copy: the alignment lost it
     (moved), rather than a line or two of it differing from the copy."""
-    own = [i for i in range(sym.lines[0], min(sym.lines[1], total) + 1) if owner[i] is sym]
+    own = _own_lines(sym, owner, total)
     return bool(own) and 2 * sum(mapped[i] is None for i in own) > len(own)
 
 
@@ -171,16 +176,17 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # the copy holds above puts it): the same text elsewhere (WriteLogger's new
     # `self._write = ...` like BytesLogger's, whose line a re-read had taken) is new
     # there, and its symbol changed (a real agent re-read it)
-    where_in_copy: list[int | None] = [None] * (total + 1)
-    last: tuple[int, int] | None = None
-    for i in range(1, total + 1):
-        if (src := mapped[i]) is not None:
-            last = (i, src)
-        where_in_copy[i] = src if src is not None else (last[1] + i - last[0] if last else i)
+    where_in_copy: list[int] = []
+    if request.lost:
+        where_in_copy = [0] * (total + 1)
+        last: tuple[int, int] | None = None
+        for i in range(1, total + 1):
+            if (src := mapped[i]) is not None:
+                last = (i, src)
+            where_in_copy[i] = src if src is not None else (last[1] + i - last[0] if last else i)
 
     def lost_near(i: int) -> bool:
-        at = where_in_copy[i]
-        return at is not None and any(abs(p - at) <= _LOST_SLACK for p in request.lost.get(new[i - 1], ()))
+        return any(abs(p - where_in_copy[i]) <= _LOST_SLACK for p in request.lost.get(new[i - 1], ()))
 
     if shown:
         # a line the copy lost when a later answer took its number (text an answer showed,
@@ -198,7 +204,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         # stands for was not read, not added; drawn as the rest never read is)
         for sym in current.symbols or ():
             if sym.qualname in known_names and _all_new(sym, owner, mapped, total):
-                own = {i for i in range(sym.lines[0], min(sym.lines[1], total) + 1) if owner[i] is sym}
+                own = set(_own_lines(sym, owner, total))
                 unread |= own
                 in_gaps |= own
     points = _change_points(mapped, in_gaps, total)
@@ -345,18 +351,17 @@ def _distinct_runs(lines_in: set[int], new: Sequence[str]) -> set[int]:
     """The runs of *lines_in* that hold a line of their own: text found once in the file
     and more than punctuation (`self,` counts; `}` and `///` do not: a run of those is
     text like any, not text the model was shown there)."""
-    counts: dict[str, int] = {}
-    for text in new:
-        counts[text] = counts.get(text, 0) + 1
+    from collections import Counter
+
+    from .views import number_runs
+
+    if not lines_in:
+        return set()
+    counts = Counter(new)
     out: set[int] = set()
-    for i in sorted(lines_in):
-        if i - 1 in lines_in:
-            continue
-        run = [i]
-        while run[-1] + 1 in lines_in:
-            run.append(run[-1] + 1)
-        if any(counts[new[k - 1]] == 1 and re.search(r"\w{2}", new[k - 1]) for k in run):
-            out.update(run)
+    for a, b in number_runs(lines_in):
+        if any(counts[new[k - 1]] == 1 and re.search(r"\w{2}", new[k - 1]) for k in range(a, b + 1)):
+            out.update(range(a, b + 1))
     return out
 
 
@@ -500,7 +505,7 @@ def _declared_in(symbol, lines: Sequence[str], shown: AbstractSet[str]) -> bool:
 
 def _all_new(symbol, owner, mapped, total: int) -> bool:
     """None of *symbol*'s own lines stands for a line of the agent's copy."""
-    own = [i for i in range(symbol.lines[0], min(symbol.lines[1], total) + 1) if owner[i] is symbol]
+    own = _own_lines(symbol, owner, total)
     return bool(own) and all(mapped[i] is None for i in own)
 
 
@@ -511,13 +516,9 @@ def _only_elided(sources: Sequence[int], known: Sequence[bool]) -> bool:
 
 def _line_runs(numbers: Sequence[int]) -> list[str]:
     """Sorted line numbers as runs: [7, 12, 13, 14] -> ["7", "12-14"]."""
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and runs[-1][1] + 1 == n:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    return [f"{a}" if a == b else f"{a}-{b}" for a, b in runs]
+    from .views import number_runs
+
+    return [f"{a}" if a == b else f"{a}-{b}" for a, b in number_runs(numbers)]
 
 
 def _signature_lines(current: Current, ids: set[str]) -> dict[str, int]:

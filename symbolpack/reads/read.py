@@ -313,20 +313,13 @@ def _parts_delta(request, current, copy, load, policy, outline, read_before, nam
     changed in them shown, the rest `unchanged`), the lines never read drawn as the
     skeleton *outline* draws them. None when no part stands unchanged (then the
     skeleton showing the parts as they are now says as much)."""
-    from ..base.linediff import opcodes
     from .delta import delta_outcome
 
-    lines, total = current.lines, len(current.lines)
+    total = len(current.lines)
     old, known = copy.texts(load, copy.extent())
     if not any(known):
         return None
-    # aligned as `_read_before_mask` aligns them: a part looked for where it was, give or
-    # take what the file grew by above it (the last lines read, a closing `}`, paired with
-    # the file's last ones otherwise)
-    reach = min(total, len(old) - 1 + max(_GROWN_MOST, (len(old) - 1) // 2))
-    ops = list(opcodes(old[1:], lines[:reach]))
-    if reach < total:
-        ops.append(("insert", len(old) - 1, len(old) - 1, reach, total))
+    ops = _part_ops(old[1:], current.lines)  # aligned as `_read_before_mask` aligns them
     unread = {n for n in range(1, total + 1) if not read_before[n]}
     elided = {n for seg in outline if seg.kind == "elided" for n in range(seg.start, seg.end + 1)}
     # symbols the versions read from had: where no part read stands for them they were
@@ -503,6 +496,21 @@ def _held_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
 _GROWN_MOST = 60  # lines the file may have grown by above a part read before, and it is still found
 
 
+def _part_ops(old: Sequence[str | None], lines: Sequence[str]) -> list:
+    """Opcodes of parts read only (*old*, 0-based, None where nothing was read) against
+    the file's *lines*: the parts are looked for where they were, give or take what the
+    file grew by above them, and the rest of the file is one insertion. Aligned with the
+    whole file, the last lines read (a closing `}`, a `return x`) paired with the file's
+    last ones, and a Go file's first 715 lines, never read, came back as parts read."""
+    from ..base.linediff import opcodes
+
+    reach = min(len(lines), len(old) + max(_GROWN_MOST, len(old) // 2))
+    ops = list(opcodes(old, lines[:reach]))
+    if reach < len(lines):
+        ops.append(("insert", len(old), len(old), reach, len(lines)))
+    return ops
+
+
 def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
     """Per line of the file: is it in a part the agent has read before -- held as it is
     now at that number, or the current text of lines it holds in an older version (moved
@@ -515,14 +523,8 @@ def _read_before_mask(copy: AgentCopy, current: Current, load) -> list[bool]:
     mask = _held_mask(copy, current, load)
     texts, known = copy.texts(load)
     old = [texts[n] if known[n] else None for n in range(1, len(texts))]
-    lines = current.lines
-    if copy.length is None:
-        # parts read only: they are looked for where they were, give or take what the file
-        # grew by above them; aligned with the whole file, the last lines read (a closing
-        # `}`, a `return x`) paired with the file's last ones, and a Go file's first 715
-        # lines, never read, came back as "parts you read"
-        lines = lines[:len(old) + max(_GROWN_MOST, len(old) // 2)]
-    for tag, i1, i2, j1, j2 in opcodes(old, lines):
+    ops = _part_ops(old, current.lines) if copy.length is None else opcodes(old, current.lines)
+    for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             for k in range(i2 - i1):
                 if known[i1 + k + 1]:

@@ -150,6 +150,17 @@ _REMOVED_TEXT_LINES = 3  # a removal this short names its text (a model asked "w
 _AGAIN_RUN = 3
 
 
+def number_runs(numbers: Iterable[int]) -> list[tuple[int, int]]:
+    """Line numbers as runs of consecutive ones: {7, 12, 13, 14} -> [(7, 7), (12, 14)]."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and runs[-1][1] + 1 == n:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return [(a, b) for a, b in runs]
+
+
 def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone: str = "") -> str:
     """`... your lines A-B were removed here`, with `: "text", ...` for a short run
     whose text the copy holds; *gone* ("around here", "below"): beside shown lines,
@@ -184,15 +195,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     of `_AGAIN_RUN` lines or more is said to be that, or the jump of the "were"
     numbers around it reads as a wrong map (a real agent re-read to check)."""
     out: list[str] = []
-    again_runs: dict[int, int] = {}
-    for n in sorted(again):
-        if n - 1 in again:
-            continue
-        last = n
-        while last + 1 in again:
-            last += 1
-        if last - n + 1 >= _AGAIN_RUN:
-            again_runs[n] = last
+    again_runs = {a: b for a, b in number_runs(again) if b - a + 1 >= _AGAIN_RUN}
     arrived = {lines[n - 1] for n in fresh if 0 < n <= len(lines)}
 
     def moved(first: int, last: int) -> bool:
@@ -223,7 +226,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     while i < len(segments):
         seg = segments[i]
         if seg.kind == "shown":
-            start, top, gone_notes = seg.start, len(out), []
+            start, top, gone_runs, mid = seg.start, len(out), [], False
             for n in range(seg.start, seg.end + 1):
                 if n in again_runs:
                     out.extend(numbered(lines, start, n - 1))
@@ -238,14 +241,15 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 if went is not None:
                     # said above the window, not where it falls inside it: a note between
                     # an `if` and its `else` was read as a hole in the code (real agents)
-                    gone_notes.append(removed_marker(went[0], went[-1], old, gone="below" if n > seg.start else
-                                                     "around here"))
+                    gone_runs.append((went[0], went[-1]))
+                    mid = mid or n > seg.start
                 last_source, shown_since = src, 0
             out.extend(numbered(lines, start, seg.end))
-            if len(gone_notes) > 1:  # one note: four stacked above a window read as out of order
-                runs = ", ".join(note.split("your lines ", 1)[1].split(" ", 1)[0] for note in gone_notes)
-                gone_notes = [f"... your lines {runs} are gone (removed, or changed into lines shown below)"]
-            out[top:top] = gone_notes
+            if len(gone_runs) == 1:
+                out.insert(top, removed_marker(*gone_runs[0], old, gone="below" if mid else "around here"))
+            elif gone_runs:  # one note: four stacked above a window read as out of order
+                runs = ", ".join(f"{a}-{b}" for a, b in gone_runs)
+                out.insert(top, f"... your lines {runs} are gone (removed, or changed into lines shown below)")
             after = None
             i += 1
             continue

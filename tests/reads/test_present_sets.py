@@ -28,6 +28,7 @@ from symbolpack.evaluation.oracle import ReadOracle
 from symbolpack.reads.answers import fold, in_fold_order
 from symbolpack.reads.read import ReadPolicy
 
+from conftest import py_function
 from test_read_properties import apply_edit, edit, initial_python
 
 EXAMPLES = int(os.environ.get("SYMBOLPACK_PROPERTY_EXAMPLES", "150"))
@@ -537,10 +538,7 @@ def test_a_symbol_never_read_between_parts_from_two_versions_is_not_called_new(t
     monkeypatch.setenv("SYMBOLPACK_SMALL_FILE_TOKENS", "50")
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
 
-    def fn(k: int) -> list[str]:
-        return [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(12)],
-                "    return x", ""]
-
+    fn = py_function
     path = tmp_path / "m.py"
     v1 = fn(0) + fn(1) + fn(2) + fn(3)
     path.write_text("\n".join(v1) + "\n")

@@ -9,7 +9,7 @@ import hashlib
 
 import pytest
 
-from conftest import py_lines, python_symbols
+from conftest import distinct_py_lines, py_function, py_lines, python_symbols
 from symbolpack.reads.agentcopy import AgentCopy
 from symbolpack.reads.hints import hints_for
 from symbolpack.reads.read import (
@@ -418,10 +418,7 @@ def test_a_whole_read_naming_parts_it_holds_is_a_delta_over_them_and_an_outline_
     called the skeleton that showed their parts again "an outline I did not need" and
     "not the delta I asked for"."""
     mcp = hints_for("mcp")
-    lines = ["import os", ""]
-    for k in range(8):
-        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(14)],
-                  "    return x", ""]
+    lines = distinct_py_lines(8, 14)
     cur = current(lines)
     f2, f5 = (next(s for s in cur.symbols if s.qualname == name) for name in ("f2", "f5"))
     agent = Agent()
@@ -467,10 +464,7 @@ def test_a_first_whole_read_shows_what_a_range_already_gave():
 def test_a_body_read_in_part_is_shown_whole_when_the_rest_is_short_no_hole_in_it():
     """gin's setWithProperType came back as `... 324-330 elided` above the rest of its
     body, which a range had shown: real agents looked for what the marker hid."""
-    lines = ["import os", ""]
-    for k in range(4):  # bodies of distinct lines: a range's lines map to one place only
-        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(20)],
-                  "    return x", ""]
+    lines = distinct_py_lines(4, 20)  # bodies of distinct lines: a range's lines map to one place only
     cur = current(lines)
     f1 = [s for s in cur.symbols if s.qualname == "f1"][0]
     agent = Agent()
@@ -490,10 +484,7 @@ def test_a_body_read_in_part_is_shown_whole_when_the_rest_is_short_no_hole_in_it
 def test_a_short_gap_between_two_parts_read_before_is_shown():
     """Command.run came back as three markers around two ranges read before; a gap of a
     few lines between them is shown, the long ends stay elided."""
-    lines = ["import os", ""]
-    for k in range(3):
-        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(40)],
-                  "    return x", ""]
+    lines = distinct_py_lines(3, 40)
     cur = current(lines)
     f1 = [s for s in cur.symbols if s.qualname == "f1"][0]
     agent = Agent()
@@ -940,10 +931,7 @@ def test_a_changed_body_the_agent_read_in_part_is_changed_not_shown_whole():
 def test_a_block_removed_beside_a_changed_line_is_said():
     """res.send lost a 13-line block next to a changed line: the delta showed the changed
     line and no word of the block, and real agents read the whole function again."""
-    lines = ["import os", ""]
-    for k in range(3):
-        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(60)],
-                  "    return x", ""]
+    lines = distinct_py_lines(3, 60)
     agent = Agent(NO_DIFF)
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
     changed = list(lines)
@@ -970,10 +958,7 @@ def test_a_block_removed_beside_a_changed_line_is_said():
 def test_lines_gone_at_two_places_in_one_window_are_one_note_above_it():
     """Four stacked "your lines A-B are gone" notes above one window were read as out
     of order (a real agent): one note names every run."""
-    lines = ["import os", ""]
-    for k in range(3):
-        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(60)],
-                  "    return x", ""]
+    lines = distinct_py_lines(3, 60)
     agent = Agent(NO_DIFF)
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
     changed = list(lines)
@@ -990,10 +975,7 @@ def test_text_lost_elsewhere_does_not_hide_a_change_here():
     """Text whose line a later answer took is no change where it was lost, not anywhere:
     WriteLogger's new `self._write = ...`, like BytesLogger's whose line a re-read had
     taken, was shown unnamed, and a real agent re-read the method to see what it was."""
-    lines = ["import os", ""]
-    for k in range(4):
-        lines += [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(20)],
-                  "    return x", ""]
+    lines = distinct_py_lines(4, 20)
     agent = Agent(NO_DIFF)
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
     twin = "    y5 = x + 5"  # f0's line, added to f3 too
@@ -1014,11 +996,8 @@ def test_text_lost_elsewhere_does_not_hide_a_change_here():
 def test_a_function_moved_whole_is_said_moved_not_changed():
     """jackson reordered its error methods: each was named changed (and a real agent
     re-read them all) though its text was the one the agent held, elsewhere."""
-    def fn(k: int) -> list[str]:
-        return [f"def f{k}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(12)],
-                "    return x", ""]
-
-    v1 = ["import os", ""] + fn(0) + fn(1) + fn(2) + fn(3)
+    fn = py_function
+    v1 = distinct_py_lines(4, 12)
     agent = Agent(NO_DIFF)
     agent.read(current(v1), ReadRequest("m.py", offset=1, limit=len(v1)))
     v2 = ["import os", ""] + fn(0) + fn(3) + fn(1) + fn(2)  # f3 moved up, untouched
@@ -1196,8 +1175,7 @@ def test_overloads_split_between_changed_and_moved_are_named_by_their_local_ids(
     """vapor's collectFile: one overload changed, another moved, and the header named
     `collectFile` in both lists (a real agent read it as a contradiction)."""
     def fn(name: str, k: int) -> list[str]:
-        return [f"def {name}(x):", f'    """Doc {k}."""', *[f"    y{i} = x + {100 * k + i}" for i in range(12)],
-                "    return x", ""]
+        return py_function(k, name=name)
 
     v1 = ["import os", ""] + fn("f", 0) + fn("g", 1) + fn("h", 2) + fn("g", 3)
     agent = Agent(NO_DIFF)
