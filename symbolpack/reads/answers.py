@@ -137,11 +137,12 @@ class Folded:
     __slots__ = ("copy", "source", "shown", "lost")
 
     def __init__(self, copy: AgentCopy, source: Sequence[str | None], shown: AbstractSet[str] = frozenset(),
-                 lost: Mapping[str, AbstractSet[int]] | None = None) -> None:
+                 lost: Mapping[str, AbstractSet[tuple[str, int]]] | None = None) -> None:
         self.copy = copy
         self.source = source  # index 1..: answer id, or None for a gap
         self.shown = shown
-        # of those, the text a later answer's other text took the line of, and those lines
+        # of those, the text a later answer's other text took the line of, and where it
+        # was: (the version it was shown from, its line there, which was its line in the copy)
         self.lost = lost or {}
 
     def leaned_on(self, effect: Effect) -> list[str]:
@@ -306,7 +307,7 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
     folded: set[str] = set()
     aligned: dict = {}  # (older sha, newer sha) -> older line -> newer line, for `_forget_restated`
     shown: set[str] = set()
-    lost: dict[str, set[int]] = {}
+    lost: dict[str, set[tuple[str, int]]] = {}
     for effect in effects:
         if effect.always and effect.length == 0:  # the whole file forgotten
             cells, source, length = [None], [None], None
@@ -357,7 +358,7 @@ def fold(effects: Iterable[Effect], load: Callable[[str], Sequence[str] | None])
                 before = text(was[0], n)
                 now = new_cells[n] if n < len(new_cells) else None
                 if before is not None and (now is None or now[1] is not None or text(now[0], n) != before):
-                    lost.setdefault(before, set()).add(n)
+                    lost.setdefault(before, set()).add((was[0], n))
         cells, source = new_cells, new_source
     if not any(cells):  # nothing held: what a first read finds (a skeleton where one applies)
         return Folded(AgentCopy(), [None])

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
 if TYPE_CHECKING:
-    from typing import AbstractSet, Callable, Collection, Sequence
+    from typing import AbstractSet, Callable, Collection, Iterable, Mapping, Sequence
 
     from ..engine.symbols import SymbolSlice
     from .views import Segment, UnifiedDiff
 
 import re
+from types import MappingProxyType
 
+from ..base.linediff import matching_blocks
 from .agentcopy import AgentCopy
 from .outcome import Current, ReadOutcome, copy_after, response_of
 
@@ -104,7 +106,7 @@ def _mostly_unmatched(sym, owner, mapped, total: int) -> bool:
     return bool(own) and 2 * sum(mapped[i] is None for i in own) > len(own)
 
 
-def _in_a_version(sym, new: Sequence[str], versions: Sequence[Sequence[str]]) -> bool:
+def _in_a_version(sym, new: Sequence[str], versions: Iterable[Sequence[str]]) -> bool:
     """Whether one of *versions* has *sym*'s lines, all of them, as one run."""
     block = list(new[sym.lines[0] - 1:sym.lines[1]])
     if len(block) < _MOVED_MIN:
@@ -146,7 +148,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
                   removed: Sequence[str], ops, max_chars: int | None = None,
                   outline: tuple[set[int], set[int]] | None = None,
                   known_names: Collection[str] = (),
-                  versions: Sequence[Sequence[str]] = ()) -> tuple[ReadOutcome, bool]:
+                  versions: Mapping[str, Sequence[str]] = MappingProxyType({})) -> tuple[ReadOutcome, bool]:
     """Symbol-granular re-read against the copy: a symbol whose own lines changed is
     shown (its own lines, children excluded); a line identical to one the agent holds
     is `unchanged` from there; a line identical to one the agent was only told is
@@ -172,11 +174,14 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         unread = {i for i in outline[0] if (src := mapped[i]) is None or not known[src]}
         in_gaps |= unread  # text never read: no change of anything
     shown = request.shown
-    # lost text counts where it was lost (in the copy's numbering: where the nearest line
-    # the copy holds above puts it): the same text elsewhere (WriteLogger's new
-    # `self._write = ...` like BytesLogger's, whose line a re-read had taken) is new
-    # there, and its symbol changed (a real agent re-read it)
+    # lost text counts where it was lost: where its own version's line is now (set_cookie's
+    # signature, shown by a skeleton, its lines then taken by a read of the function above
+    # that the agent's edit had grown by ten lines, was called changed), or, that version
+    # or near where the copy's nearest line above puts it. The same text elsewhere
+    # (WriteLogger's new `self._write = ...` like BytesLogger's, whose line a re-read had
+    # taken) is new there, and its symbol changed (a real agent re-read it)
     where_in_copy: list[int] = []
+    now_at: dict[str, dict[int, int]] = {}  # a lost text's version: its line -> the line equal to it now
     if request.lost:
         where_in_copy = [0] * (total + 1)
         last: tuple[int, int] | None = None
@@ -186,7 +191,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
             where_in_copy[i] = src if src is not None else (last[1] + i - last[0] if last else i)
 
     def lost_near(i: int) -> bool:
-        return any(abs(p - where_in_copy[i]) <= _LOST_SLACK for p in request.lost.get(new[i - 1], ()))
+        for sha, n in request.lost.get(new[i - 1], ()):
+            if sha not in now_at and sha in versions:
+                now_at[sha] = {a + k + 1: b + k + 1 for a, b, size in matching_blocks(versions[sha], new)
+                               for k in range(size)}
+            if abs(n - where_in_copy[i]) <= _LOST_SLACK or sha in now_at and now_at[sha].get(n) == i:
+                return True
+        return False
 
     if shown:
         # a line the copy lost when a later answer took its number (text an answer showed,
@@ -226,7 +237,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # a symbol whose whole text a version the copy was made of has as it is: moved there,
     # not changed (said apart; jackson's reordered methods were named changed)
     moved = {sym.id for sym in current.symbols or () if sym.id in dirty and _mostly_unmatched(sym, owner, mapped, total)
-             and _in_a_version(sym, new, versions)}
+             and _in_a_version(sym, new, versions.values())}
     dirty -= moved
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
     window, opened = _change_windows(dirty - unseen, owner, points, total, _signature_lines(current, dirty))

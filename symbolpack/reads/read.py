@@ -61,7 +61,7 @@ class ReadPolicy(namedtuple("ReadPolicy", [
     __slots__ = ()
 
 
-_NO_LOST: Mapping[str, AbstractSet[int]] = MappingProxyType({})
+_NO_LOST: Mapping[str, AbstractSet[tuple[str, int]]] = MappingProxyType({})
 
 
 class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol", "force_full", "told", "hints",
@@ -80,9 +80,10 @@ class ReadRequest(namedtuple("ReadRequest", ["path", "offset", "limit", "symbol"
     *shown*: the text of every line the present answers showed, wherever a later
     answer took its number (`answers.Folded.shown`): a delta does not call such text
     new or changed.
-    *lost*: of those, the text whose line a later answer gave other text, and those
-    lines (`answers.Folded.lost`): found again unaligned near there, it is no change,
-    even where the copy holds the same text elsewhere (`self,`)."""
+    *lost*: of those, the text whose line a later answer gave other text, and where it
+    was (its version's sha and its line, `answers.Folded.lost`): found again unaligned
+    where it was, it is no change, even where the copy holds the same text elsewhere
+    (`self,`)."""
 
     __slots__ = ()
 
@@ -257,7 +258,7 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
     if delta_possible:
         removed = removed_names(old, current, names_before)
         delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops, policy.max_answer_chars,
-                                           versions=_versions(copy, load))
+                                           versions=_versions(copy, load, request.lost))
         if only_unseen:
             candidates = []  # every change is inside bodies the agent never read: name them, no diff
         diff_wins = bool(candidates) and (
@@ -303,9 +304,11 @@ def _first_read(request, current, copy, policy, load, names_before=None) -> Read
     return plain if outcome is None else outcome
 
 
-def _versions(copy, load) -> list[list[str]]:
-    """The texts of the versions the copy was made of (those still stored)."""
-    return [text for sha in copy.versions() if (text := load(sha)) is not None]
+def _versions(copy, load, lost) -> dict[str, Sequence[str]]:
+    """The texts of the versions the copy was made of and of those its lost text was
+    shown from (those still stored), by sha."""
+    shas = dict.fromkeys([*copy.versions(), *(sha for where in lost.values() for sha, _ in where)])
+    return {sha: text for sha in shas if (text := load(sha)) is not None}
 
 
 def _parts_delta(request, current, copy, load, policy, outline, read_before, names_before=None) -> ReadOutcome | None:
@@ -327,7 +330,8 @@ def _parts_delta(request, current, copy, load, policy, outline, read_before, nam
     # hole between two parts, and a real agent was told it was new)
     before = set(names_before(old[1:]) or ()) if names_before is not None else set()
     outcome, _ = delta_outcome(request, current, copy, old, known, (), ops, policy.max_answer_chars,
-                               outline=(unread, elided), known_names=before, versions=_versions(copy, load))
+                               outline=(unread, elided), known_names=before,
+                               versions=_versions(copy, load, request.lost))
     if not any(seg["kind"] == "unchanged" for seg in outcome.response["segments"]):
         return None
     return outcome

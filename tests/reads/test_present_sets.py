@@ -530,6 +530,38 @@ def test_text_a_later_answer_took_the_line_of_is_no_change_though_the_copy_holds
         ws.close()
 
 
+def test_text_a_later_answer_took_is_no_change_where_its_own_version_puts_it_now(tmp_path, monkeypatch):
+    """A skeleton shows `load`'s signature; the agent's own edit (unseen, as over MCP)
+    grows `validate` by ten lines and a read of it takes the numbers of that signature.
+    After a push elsewhere, the signature, ten lines below where the copy had it, is no
+    change: werkzeug's set_cookie was named changed there and a real agent doubted it."""
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    path = tmp_path / "ledger.py"
+    path.write_text(twin_signatures_text())
+    ws = Workspace(tmp_path)
+    try:
+        sk = read_file(ws, path, "s", answer_id="sk", present=[]).response
+        assert sk["mode"] == "skeleton" and "    def load(" in sk["text"], sk["text"]
+        path.write_text(twin_signatures_text(extra=10))
+        r0 = read_file(ws, path, "s", answer_id="r0", present=["sk"], symbol="Ledger.validate").response
+        pushed = twin_signatures_text(extra=10).replace("value * 3 + 5 -", "value * 3 + 55 -")
+        path.write_text(pushed)
+        after = read_file(ws, path, "s", answer_id="r1", present=["sk", "r0"]).response
+        lines = pushed.split("\n")
+        assert after["mode"] == "delta", after["text"]
+        header = after["text"].splitlines()[0]
+        assert "Ledger.load" not in header and "Changed inside code you have not read (still elided): " \
+            "Ledger.other5." in header, header
+        signature = lines.index("    def load(") + 1
+        assert any(line.startswith(f"... {signature}-") and line.endswith(
+            " below are not changed (shown again: your earlier answers had this text at other line numbers)")
+            for line in after["text"].splitlines()), after["text"]
+        judge([("sk", sk), ("r0", r0)], after, path, {}, lines)
+    finally:
+        ws.close()
+
+
 def test_a_symbol_never_read_between_parts_from_two_versions_is_not_called_new(tmp_path, monkeypatch):
     """A part read before a push and a part read after it can sit side by side in the
     copy's numbering, with a function the agent never read between them in the file:

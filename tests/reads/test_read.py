@@ -983,12 +983,12 @@ def test_text_lost_elsewhere_does_not_hide_a_change_here():
     pushed = list(lines)
     at = pushed.index("    y5 = x + 305")
     pushed.insert(at, twin)
-    far = ReadRequest("m.py", shown=frozenset({twin}), lost={twin: {at_f0}})
+    far = ReadRequest("m.py", shown=frozenset({twin}), lost={twin: {("v0", at_f0)}})
     r = agent.read(current(pushed), far)
     assert r["mode"] == "delta" and f"f3 (changed line {at + 1})" in r["text"].splitlines()[0], r["text"]
     agent = Agent(NO_DIFF)
     agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
-    near = ReadRequest("m.py", shown=frozenset({twin}), lost={twin: {at + 1}})
+    near = ReadRequest("m.py", shown=frozenset({twin}), lost={twin: {("v0", at + 1)}})
     r = agent.read(current(pushed), near)
     assert "f3" not in r["text"].splitlines()[0], r["text"]  # lost right there: shown, no change
 
