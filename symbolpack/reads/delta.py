@@ -310,6 +310,11 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
                   f"{request.hints.delta_lengths(copy.length, total)}.")
     if changed:
         header += f" Changed/new: {_listed(changed)}."
+    if outline is not None and (unread_changed := _unread_changed(current, owner, unread, versions, known_names)):
+        # the lines never read moved the parts read: say why (a real agent, told only of its
+        # own edit, saw everything below `New()` fourteen lines down and wondered)
+        header += f" Changed since too, in code you never read (drawn as a first read draws it): " \
+                  f"{_listed(unread_changed)}."
     if whole:
         names = sorted(s.qualname for s in current.symbols or () if s.id in whole)
         header += f" Changed inside code you had elided, shown whole: {_listed(names)}."
@@ -512,6 +517,23 @@ def _declared_in(symbol, lines: Sequence[str], shown: AbstractSet[str]) -> bool:
         if name in lines[n - 1]:
             return lines[n - 1] in shown
     return False
+
+
+def _unread_changed(current, owner, unread: set[int], versions: Mapping[str, Sequence[str]],
+                    known_names: Collection[str]) -> list[str]:
+    """The symbols whose lines never read hold text no version the parts were read from
+    has (` (new)` for one those versions neither named nor spelled the declaration of).
+    Text a version has anywhere counts as there: the alignment pairs a `return x` with
+    any of its twins, and a function untouched was named changed."""
+    new = current.lines
+    had = {line for text in versions.values() for line in text}
+    names: dict[str, str] = {}
+    for i in sorted(unread):
+        sym = owner[i]
+        if sym is not None and new[i - 1] not in had and new[i - 1].strip() and sym.qualname not in names:
+            fresh = sym.qualname not in known_names and new[declaration_line(new, sym) - 1] not in had
+            names[sym.qualname] = sym.qualname + (" (new)" if fresh else "")
+    return sorted(names.values())
 
 
 def _all_new(symbol, owner, mapped, total: int) -> bool:

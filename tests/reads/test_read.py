@@ -438,6 +438,17 @@ def test_a_whole_read_naming_parts_it_holds_is_a_delta_over_them_and_an_outline_
     assert f"{at + 1:>6}\t{pushed[at]}" in text
     f0 = next(s for s in cur.symbols if s.qualname == "f0")
     assert any(line.startswith(f"    ... {f0.body[0] + 1}-") and "elided" in line for line in text), r["text"]
+    assert "in code you never read" not in text[0], text[0]  # only lines moved there
+    # never-read code that changed too is named (what moved the parts, a real agent wondered)
+    agent = Agent()
+    agent.read(cur, ReadRequest("m.py", offset=f2.lines[0], limit=f2.lines[1] - f2.lines[0] + 1, hints=mcp))
+    grown = list(pushed)
+    grown[grown.index("    y3 = x + 3")] = "    y3 = x * 3"  # in f0, never read (f5 too now)
+    grown += py_function(9)
+    r = agent.read(current(grown), ReadRequest("m.py", hints=mcp))
+    assert r["mode"] == "delta", r["text"]
+    assert " Changed since too, in code you never read (drawn as a first read draws it): f0, f5, f9 (new)." \
+        in r["text"].splitlines()[0], r["text"]
     # the same read from a front whose host names the answers (hooks): the skeleton as before
     agent = Agent()
     agent.read(cur, ReadRequest("m.py", offset=f2.lines[0], limit=f2.lines[1] - f2.lines[0] + 1))

@@ -238,6 +238,16 @@ def parse_edit_blocks(text: str) -> list[tuple[str, str]] | None:
     return blocks or None
 
 
+def in_line_endings_of(text: str, blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """*blocks* with the file's CRLF line endings where it has them and the blocks do not
+    (Claude Code's Edit matches a CRLF file's text whatever endings the model typed; an
+    agent cannot type a carriage return)."""
+    if "\r\n" not in text:
+        return blocks
+    return [(old.replace("\n", "\r\n"), new.replace("\n", "\r\n")) if "\r" not in old + new else (old, new)
+            for old, new in blocks]
+
+
 def apply_edit(text: str, blocks: list[tuple[str, str]]) -> tuple[str | None, str | None]:
     """Claude Code's Edit, block after block: (new text, None) or (None, why it was refused)."""
     for n, (old, new) in enumerate(blocks, 1):
@@ -454,7 +464,9 @@ class Run:
             return self._refuse("give blocks of <<<<<<< OLD / old text / ======= / new text / >>>>>>> NEW on stdin; "
                                 "file unchanged")
         full = self.repo / rel
-        new_text, why = apply_edit(full.read_bytes().decode("utf-8", errors="surrogateescape"), blocks)
+        text = full.read_bytes().decode("utf-8", errors="surrogateescape")
+        blocks = in_line_endings_of(text, blocks)
+        new_text, why = apply_edit(text, blocks)
         if new_text is None:
             return self._refuse(f"{why}; file unchanged")
         full.write_bytes(new_text.encode("utf-8", errors="surrogateescape"))

@@ -10,7 +10,8 @@ import pytest
 from conftest import git
 from symbolpack.base.errors import UsageError
 from symbolpack.evaluation.agentab import lab
-from symbolpack.evaluation.agentab.lab import apply_edit, cut_output, parse_edit_blocks, run_command, setup
+from symbolpack.evaluation.agentab.lab import (apply_edit, cut_output, in_line_endings_of, parse_edit_blocks, run_command,
+                                              setup)
 
 APP = "".join(f"def f{k}(x):\n    y = x + {k}\n    z = y * 2  # twice the input and {k}, as the spec asks\n"
               f"    w = z - 1\n    v = w + y\n    return v * {k}\n\n\n"
@@ -156,6 +157,19 @@ def test_edits_are_claude_codes_edit_all_or_nothing(episode, tmp_path):
         ("a", "b"), ("c", "")]
     assert apply_edit("a b", [("a", "x"), ("b", "y")]) == ("x y", None)
     assert apply_edit("a b", [("a", "x"), ("q", "y")]) == (None, "old text (block 2) not found")
+
+
+def test_an_edit_of_a_crlf_file_matches_the_text_the_model_typed_and_keeps_its_endings(episode, tmp_path):
+    """FluentValidation's files are CRLF: a model types LF, as Claude Code's Edit lets it."""
+    run = setup(str(episode), "symbolpack", str(tmp_path / "run"))
+    app = run / "repo" / "app.py"
+    app.write_bytes(APP.replace("\n", "\r\n").encode())
+    said = run_command(run, ["edit", "app.py"], "<<<<<<< OLD\n    y = x + 1\n    z\n=======\n    y = x + 100\n    z\n>>>>>>> NEW\n")
+    assert said == "edited app.py\n"
+    assert app.read_bytes().decode() == APP.replace("    y = x + 1\n    z", "    y = x + 100\n    z", 1).replace(
+        "\n", "\r\n")
+    assert log(run)[-1]["rc"] == 0  # the session kept the edit, as made
+    assert in_line_endings_of("a\nb\n", [("a\nb", "c")]) == [("a\nb", "c")]  # an LF file: as typed
 
 
 def test_grep_ls_and_a_tool_left_out(episode, tmp_path):
