@@ -172,6 +172,13 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
     if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
         marker += ": " + ", ".join(json.dumps(t, ensure_ascii=False) for t in texts)
+    elif texts and all(t is not None for t in texts):
+        # a longer run: its first line of text says which code went (13 lines "gone" and
+        # nothing to tell them by left a real agent unsure it had been removed)
+        said = [t.strip() for t in texts if t is not None]
+        top = next((k for k, t in enumerate(said) if t), None)
+        if top is not None:
+            marker += f": {json.dumps(said[top], ensure_ascii=False)} and the {len(said) - top - 1} lines after it"
     return marker
 
 

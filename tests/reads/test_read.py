@@ -656,7 +656,7 @@ def test_a_function_removed_between_two_changes_neither_neighbour():
     assert r["mode"] == "delta", r["text"]
     header = r["text"].splitlines()[0]
     assert "Changed/new: f4 (changed line 61)." in header and "Removed: f1." in header and "f0," not in header and "f2," not in header
-    assert "... your lines 21-38 were removed here" in r["text"].splitlines()
+    assert '... your lines 21-38 were removed here: "def f1(x):" and the 17 lines after it' in r["text"].splitlines()
 
 
 # --------------------------------------------------------------------------- a host's cap on an answer
@@ -955,7 +955,8 @@ def test_a_block_removed_beside_a_changed_line_is_said():
     # its window, f1's own lines 6 each side, and above it where the block went (not
     # inside it: a note between an `if` and its `else` read as a hole in the code)
     assert body[at - 6:at + 7] == [
-        "... your lines 72-78 are gone (removed, or changed into lines shown below)"] + [
+        '... your lines 72-78 are gone (removed, or changed into lines shown below): "y3 = x + 103" and the 6 lines'
+        ' after it'] + [
         f"{n:6d}\t{changed[n - 1]}" for n in range(67, 79)], r["text"]
     # a line changed in place is no removal: nothing more is said
     again = list(lines)
