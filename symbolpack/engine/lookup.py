@@ -174,7 +174,11 @@ def _overload_impl(name: str, symbols: Sequence[SymbolSlice]) -> SymbolSlice | N
     hits = [s for s in symbols if name in (s.qualname.split("#")[0], s.name)]
     if len(hits) > 1 and len({(s.path, s.qualname.split("#")[0]) for s in hits}) == 1:
         ordered = sorted(hits, key=lambda s: (s.lines[1] - s.lines[0], s.lines[0]))
-        if all(_is_stub(s) for s in ordered[:-1]):
+        # (and the implementation is the longest: C#'s `=> expr` overloads, bodies on their
+        # last line alone as stubs have, are each one; the last of two alike was picked
+        # for the name, and a real agent asking for both got one)
+        if all(_is_stub(s) for s in ordered[:-1]) and (
+                ordered[-1].lines[1] - ordered[-1].lines[0] > ordered[-2].lines[1] - ordered[-2].lines[0]):
             return ordered[-1]
     return None
 

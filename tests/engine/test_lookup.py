@@ -35,6 +35,26 @@ def test_a_name_shared_by_overloads_names_the_implementation():
     assert resolve("A.f#2", syms).lines == (6, 7)  # an explicit local id still picks that one
 
 
+def test_one_line_overloads_alike_are_no_stubs_of_one_another(make_repo):
+    """C#'s `=> expr` overloads have their body on their last line alone, as a stub has:
+    the last of two alike was read as the implementation, so a real agent asking for
+    `PrecisionScale` and `PrecisionScale#2` got the second one only."""
+    source = ["public static class Ext {",
+              "    /// <summary>Scale for a decimal.</summary>",
+              "    public static int PrecisionScale(this decimal d, int p)",
+              "        => Check(d, p);",
+              "",
+              "    /// <summary>Scale for a nullable decimal.</summary>",
+              "    public static int PrecisionScale(this decimal? d, int p)",
+              "        => Check(d ?? 0, p);",
+              "}"]
+    root = make_repo({"Ext.cs": "\n".join(source) + "\n"})
+    both = tldrs(root, "read", "Ext.cs", "--symbol", "Ext.PrecisionScale", "--session-id", "s", check=True).stdout
+    assert both.splitlines()[0].startswith(
+        "[SYMBOLS] Ext.cs: 2 symbols, each whole, as it is now: Ext.PrecisionScale (lines 2-4, declared on 3), "
+        "Ext.PrecisionScale#2 (lines 6-8, declared on 7)."), both
+
+
 def test_a_name_defined_several_times_reads_them_all_and_a_local_id_one(make_repo):
     """Not overloads: a definition per platform (Rust's macro per `cfg`), each whole.
     The name reads every one of them, the header naming each by its local id (one
