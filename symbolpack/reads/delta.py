@@ -316,17 +316,18 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         header += f" Changed since too, in code you never read (drawn as a first read draws it): " \
                   f"{_listed(unread_changed)}."
     if whole:
-        names = sorted(s.qualname for s in current.symbols or () if s.id in whole)
+        names = _names_of([s for s in current.symbols or () if s.id in whole], current.symbols)
         header += f" Changed inside code you had elided, shown whole: {_listed(names)}."
     loose = _line_runs([i for i in range(1, total + 1)
                         if mapped[i] is None and i not in in_gaps and owner[i] is None and new[i - 1].strip()])
     if loose:  # an import, a module constant: the header names every change the answer shows
         header += f" {'Also changed' if changed else 'Changed'} outside any symbol: lines {_listed(loose, 6)}."
     if unseen:
-        names = sorted(s.qualname for s in current.symbols or () if s.id in unseen)
+        names = _names_of([s for s in current.symbols or () if s.id in unseen], current.symbols)
         header += f" Changed inside code you have not read (still elided): {_listed(names)}."
     if moved:
-        names = sorted(named(sym) for sym in current.symbols or () if sym.id in moved)
+        names = _names_of([s for s in current.symbols or () if s.id in moved], current.symbols,
+                          lambda group: len(group) == 1 and group[0].qualname not in split)
         header += f" Moved, not changed: {_listed(names)}."
     if removed:
         header += f" Removed: {_listed(removed)}."
@@ -517,6 +518,29 @@ def _declared_in(symbol, lines: Sequence[str], shown: AbstractSet[str]) -> bool:
         if name in lines[n - 1]:
             return lines[n - 1] in shown
     return False
+
+
+def _names_of(listed, symbols, plain=lambda group: len(group) == 1) -> list[str]:
+    """Names for a header's list: a qualname once; several definitions of one name as
+    "f (all 5 overloads)" when they are all the file has, else by their local ids
+    (FluentValidation's five `Matches` were listed five times over, the same name)."""
+    from collections import Counter
+
+    from ..engine.lookup import local_id
+
+    total = Counter(s.qualname for s in symbols or ())
+    groups: dict[str, list] = {}
+    for sym in listed:
+        groups.setdefault(sym.qualname, []).append(sym)
+    out: list[str] = []
+    for name, group in groups.items():
+        if plain(group):
+            out.append(name)
+        elif len(group) == total[name] and len(group) > 1:
+            out.append(f"{name} (all {len(group)} overloads)")
+        else:
+            out.extend(local_id(s) for s in group)
+    return sorted(out)
 
 
 def _unread_changed(current, owner, unread: set[int], versions: Mapping[str, Sequence[str]],

@@ -1020,6 +1020,24 @@ def test_a_function_moved_whole_is_said_moved_not_changed():
     assert "f1 (changed line" in header and "f3 (" not in header, header
 
 
+def test_several_definitions_of_one_name_are_listed_once():
+    """FluentValidation's five `Matches` overloads, moved, were listed five times over:
+    all of a name's definitions are the name once, some of them their local ids."""
+    fn = py_function
+    g = [fn(k, body=4, name="g") for k in (1, 2, 3)]
+    big = [fn(k, body=40) for k in (4, 5)]
+    v1 = ["import os", ""] + fn(0) + g[0] + g[1] + g[2] + big[0] + big[1]
+    for v2, said in ((["import os", ""] + fn(0) + big[0] + big[1] + g[0] + g[1] + g[2], "g (all 3 overloads)"),
+                     (["import os", ""] + fn(0) + g[0] + big[0] + big[1] + g[1] + g[2], "g#2, g#3")):
+        agent = Agent(NO_DIFF)
+        agent.read(current(v1), ReadRequest("m.py", offset=1, limit=len(v1)))
+        v2 = list(v2)
+        v2[v2.index("    y5 = x + 405")] = "    y5 = x - 405"  # and f4 changed
+        r = agent.read(current(v2))
+        header = r["text"].splitlines()[0]
+        assert r["mode"] == "delta" and f"Moved, not changed: {said}." in header, header
+
+
 def test_lines_that_moved_are_not_called_gone():
     """A block moved up (typer's MarkupMode): the delta shows it where it is now and does
     not call its old lines gone (a real agent re-read to find the 'gone' class)."""
