@@ -274,7 +274,16 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
             for k in run:
                 status[k] = "S"
         run = []
-    only_unseen = bool(unseen) and "S" not in status
+    # a change inside text the agent never saw, longer than a hole a window shows (an
+    # elided doc comment: told elided around it, and so were the lines it replaced) is
+    # one elided marker, named in the header, not fragments between markers ("scattered
+    # fragments with hidden pieces in between", a real agent of a Rust doc-comment push)
+    quiet = _unseen_runs(status, mapped, old, known, unread | in_gaps)
+    for a, b in quiet:
+        for k in range(a, b + 1):
+            status[k] = "E"
+    in_quiet = {k for a, b in quiet for k in range(a, b + 1)}
+    only_unseen = bool(unseen or quiet) and "S" not in status
     segments = _segments_from_status(status, mapped, owner)
     # a changed body the agent was told is elided comes back whole: said apart, or a model
     # that never read it cannot tell what changed from what it sees for the first time
@@ -288,8 +297,12 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     new_in: dict[str, list[int]] = {}
     for i in range(1, total + 1):
         sym = owner[i]
-        if mapped[i] is None and i not in in_gaps and sym is not None and new[i - 1].strip():
+        if mapped[i] is None and i not in in_gaps and i not in in_quiet and sym is not None and new[i - 1].strip():
             new_in.setdefault(sym.id, []).append(i)
+    # a symbol every change of which is in such a run: named there, not changed
+    hushed = {sym.id for a, b in quiet if (sym := owner[a]) is not None}
+    hushed = {sid for sid in hushed if all(all(k in in_quiet or k - 1 in in_quiet or k + 1 in in_quiet for k in group)
+                                           for group in points if (o := owner[group[0]]) is not None and o.id == sid)}
     # an overload family split between changed and moved is named by its local ids there
     # (`collectFile` in both lists read as a contradiction)
     split = {sym.qualname for sym in current.symbols or () if sym.id in moved} & \
@@ -300,7 +313,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
 
     changed = sorted({named(s) + _where(new_in.get(s.id, ()), new, all_new := _all_new(s, owner, mapped, total),
                                         all_new and _declared_in(s, new, shown))
-                      for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole})
+                      for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole | hushed})
     if outline is not None:
         header = (f"[DELTA] {request.path}: {total} lines now. You had read only parts of it (ranges or symbols):"
                   " what changed in them is shown, the rest of them is `unchanged`; the lines you never read are"
@@ -319,11 +332,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         names = _names_of([s for s in current.symbols or () if s.id in whole], current.symbols)
         header += f" Changed inside code you had elided, shown whole: {_listed(names)}."
     loose = _line_runs([i for i in range(1, total + 1)
-                        if mapped[i] is None and i not in in_gaps and owner[i] is None and new[i - 1].strip()])
+                        if mapped[i] is None and i not in in_gaps | in_quiet and owner[i] is None
+                        and new[i - 1].strip()])
     if loose:  # an import, a module constant: the header names every change the answer shows
         header += f" {'Also changed' if changed else 'Changed'} outside any symbol: lines {_listed(loose, 6)}."
-    if unseen:
-        names = _names_of([s for s in current.symbols or () if s.id in unseen], current.symbols)
+    if unseen or quiet:
+        names = _names_of([s for s in current.symbols or () if s.id in unseen or s.id in hushed], current.symbols)
+        names += [f"lines {a}-{b}" for a, b in quiet if owner[a] is None]
         header += f" Changed inside code you have not read (still elided): {_listed(names)}."
     if moved:
         names = _names_of([s for s in current.symbols or () if s.id in moved], current.symbols,
@@ -645,6 +660,35 @@ def hidden_change_note(numbers: Sequence[int], current: Current) -> str:
     what = ", ".join(names[:8]) + ("..." if len(names) > 8 else "") if names else \
         f"lines {numbers[0]}-{numbers[-1]}"
     return what
+
+
+def _unseen_runs(status: list[str], mapped, old: Sequence, known, apart: set[int]) -> list[tuple[int, int]]:
+    """Runs of lines to be shown or still elided of which the agent knows none, with a
+    change inside (a new line) and a line it was told is elided, longer than a window's
+    hole, where the lines of the copy they stand between were all told elided too (it
+    saw neither what was there nor what is; a gap, a line the copy lost track of, may be
+    one its own edit wrote). Lines *apart* (never read, or text shown before: no change)
+    are in no run. (first, last) each."""
+    total = len(status) - 1
+    out: list[tuple[int, int]] = []
+    i = 1
+    while i <= total:
+        if not (status[i] in "SH" and i not in apart and (mapped[i] is None or not known[mapped[i]])):
+            i += 1
+            continue
+        j = i
+        while j + 1 <= total and status[j + 1] in "SH" and j + 1 not in apart and (
+                mapped[j + 1] is None or not known[mapped[j + 1]]):
+            j += 1
+        run = range(i, j + 1)
+        before = mapped[i - 1] if i > 1 else 0
+        after = mapped[j + 1] if j < total else len(known)
+        if (j - i + 1 > _HOLE_IN_WINDOW and any(status[k] == "H" for k in run) and any(mapped[k] is None for k in run)
+                and before is not None and after is not None and before < after
+                and all(old[k] is not None and not known[k] for k in range(before + 1, after))):
+            out.append((i, j))
+        i = j + 1
+    return out
 
 
 def _changed_unseen(symbols, dirty: set[str], owner, mapped, known, total: int) -> set[str]:

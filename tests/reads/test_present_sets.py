@@ -562,6 +562,42 @@ def test_text_a_later_answer_took_is_no_change_where_its_own_version_puts_it_now
         ws.close()
 
 
+def rust_with_long_docs(extra: tuple[str, ...] = ()) -> str:
+    """Rust functions, each under a long `///` doc comment; *extra* lines go into the
+    middle of f1's."""
+    out: list[str] = []
+    for k in range(4):
+        doc = [f"/// Step {k}, part {i}: what it does to the value." for i in range(30)]
+        if k == 1:
+            doc[15:15] = list(extra)
+        out += doc + [f"pub fn f{k}(x: u64) -> u64 {{"] + [f"    let y{i} = x + {100 * k + i};" for i in range(14)]
+        out += ["    x", "}", ""]
+    return "\n".join(out) + "\n"
+
+
+def test_a_change_inside_a_doc_comment_the_agent_never_saw_is_named_not_shown_in_pieces(tmp_path, monkeypatch):
+    """A push changed lines inside a doc comment the skeleton had elided: the delta showed
+    the new lines between elided markers, and a real agent called it "scattered fragments
+    with hidden pieces in between". It is one marker, named in the header."""
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    path = tmp_path / "lib.rs"
+    path.write_text(rust_with_long_docs())
+    ws = Workspace(tmp_path)
+    try:
+        sk = read_file(ws, path, "s", answer_id="sk", present=[], front="mcp").response
+        assert sk["mode"] == "skeleton" and "part 15" not in sk["text"], sk["text"]
+        pushed = rust_with_long_docs(("/// A note added by a push.", "/// And a second one."))
+        path.write_text(pushed)
+        after = read_file(ws, path, "s", answer_id="r1", present=["sk"], front="mcp").response
+    finally:
+        ws.close()
+    assert after["mode"] == "delta", after["text"]
+    assert "Changed inside code you have not read (still elided): f1." in after["text"].splitlines()[0], after["text"]
+    assert "added by a push" not in after["text"] and "part 15" not in after["text"], after["text"]
+    judge([("sk", sk)], after, path, {}, pushed.split("\n"))
+
+
 def test_a_symbol_never_read_between_parts_from_two_versions_is_not_called_new(tmp_path, monkeypatch):
     """A part read before a push and a part read after it can sit side by side in the
     copy's numbering, with a function the agent never read between them in the file:
