@@ -360,11 +360,15 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
               and i - 1 in again and i + 1 in again}
     again = _distinct_runs(again, new)
     where = anchors(current)
-    body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again)
+    # lines elided with a change inside: a body changed out of sight, a run no part of which it saw
+    hidden_change = {i for i in range(1, total + 1) if status[i] == "E" and (i in in_quiet or (
+        (sym := owner[i]) is not None and sym.id in unseen))}
+    body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again, hidden_change)
     if max_chars and sum(len(line) + 1 for line in body) + len(header) > max_chars - ANSWER_RESERVE:
         segments, body, cut = _cut_to_fit(
             segments, total, max_chars - ANSWER_RESERVE - len(header) - 300,
-            lambda segs: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again))
+            lambda segs: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again,
+                                      hidden_change))
         kept = any(seg.kind == "unchanged" and seg.start > cut for seg in segments)
         header += (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are "
                    + ("elided but for the parts you hold, marked `unchanged`" if kept else "one elided run")

@@ -185,7 +185,8 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
 def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints = CLI,
                  anchors: dict[int, str] | None = None, old: Sequence[str | None] | None = None,
                  gone: Collection[int] = (), fresh: Collection[int] = (),
-                 sources: Sequence[int | None] = (), again: Collection[int] = ()) -> list[str]:
+                 sources: Sequence[int | None] = (), again: Collection[int] = (),
+                 changed_hidden: Collection[int] = ()) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
@@ -200,7 +201,10 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     says where (a window around a change shows the lines after a removal). A run of
     *again* lines (text the answers showed at numbers later answers took: no change)
     of `_AGAIN_RUN` lines or more is said to be that, or the jump of the "were"
-    numbers around it reads as a wrong map (a real agent re-read to check)."""
+    numbers around it reads as a wrong map (a real agent re-read to check). An elided
+    run with a change inside (its lines in *changed_hidden*) says so, and which lines of
+    the copy it stands for when they differ: the "were" numbers on either side of it
+    disagree there, and a real agent doubted the map."""
     out: list[str] = []
     again_runs = {a: b for a, b in number_runs(again) if b - a + 1 >= _AGAIN_RUN}
     arrived = {lines[n - 1] for n in fresh if 0 < n <= len(lines)}
@@ -208,8 +212,10 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     def moved(first: int, last: int) -> bool:
         # each line of the run is a line the file has anew elsewhere: it moved, it did
         # not go ("your lines 41-42 are gone" for a class moved up: a real agent re-read)
-        texts = [old[k] for k in range(first, last + 1) if old is not None and k < len(old)]
-        return bool(texts) and all(t is not None and (t in arrived or not t.strip()) for t in texts)
+        # (lines it was told are elided have no text here: they say nothing either way; a
+        # block of FluentValidation's overloads moved up was said removed for them)
+        texts = [t for k in range(first, last + 1) if old is not None and k < len(old) and (t := old[k]) is not None]
+        return bool(texts) and all(t in arrived or not t.strip() for t in texts)
 
     i = 0
     after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source
@@ -261,7 +267,13 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             i += 1
             continue
         if seg.source is None:  # elided, changed inside
-            out.append(elided_marker(lines, seg, hints=hints))
+            note = None
+            if seg.start in changed_hidden:
+                before = sources[seg.start - 1] if 1 < seg.start < len(sources) + 1 else 0
+                beyond = sources[seg.end + 1] if seg.end + 1 < len(sources) else None
+                note = "elided, changed" + (f" (were {before + 1}-{beyond - 1})" if before is not None and beyond
+                                            and (before + 1, beyond - 1) != (seg.start, seg.end) else "")
+            out.append(elided_marker(lines, seg, note, hints=hints))
             joined = _joined_elided(lines, segments, i, out, hints)
             if joined is not None:
                 out[-2:] = [joined]

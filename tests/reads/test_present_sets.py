@@ -595,6 +595,9 @@ def test_a_change_inside_a_doc_comment_the_agent_never_saw_is_named_not_shown_in
     assert after["mode"] == "delta", after["text"]
     assert "Changed inside code you have not read (still elided): f1." in after["text"].splitlines()[0], after["text"]
     assert "added by a push" not in after["text"] and "part 15" not in after["text"], after["text"]
+    # the marker says its lines changed, and which of the copy's they stand for
+    assert any(line.lstrip().startswith("... ") and " elided, changed (were " in line
+               for line in after["text"].splitlines()), after["text"]
     judge([("sk", sk)], after, path, {}, pushed.split("\n"))
 
 

@@ -644,6 +644,14 @@ def test_lines_removed_between_two_held_runs_are_said():
     text = render_delta(lines, [Segment("unchanged", 1, 10, source=1), Segment("unchanged", 11, 20, source=14)],
                         old=held_in_part)
     assert text[1] == "... your lines 11-13 were removed here"
+    # lines that moved up, shown there (fresh), are not removed, the elided ones among
+    # them saying nothing either way (FluentValidation's Matches overloads, moved)
+    moved = [*lines[:3], "old 11", "old 13", *lines[5:]]
+    text = render_delta(moved, [Segment("unchanged", 1, 3, source=1), Segment("shown", 4, 5),
+                                Segment("unchanged", 6, 10, source=6), Segment("unchanged", 11, 20, source=14)],
+                        old=held_in_part, fresh=(4, 5), sources=[None, 1, 2, 3, None, None, 6, 7, 8, 9, 10,
+                                                                  *range(14, 24)])
+    assert not any("removed" in line for line in text), text
 
 
 def test_a_function_removed_between_two_changes_neither_neighbour():
