@@ -262,18 +262,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
             status[i] = "U"
         else:
             status[i] = "H"  # elided before, the same text now: still elided, just moved
-    # a short run the agent was told is elided, inside a window, is shown: a doc comment
-    # or a list shown in pieces between one-line markers made real agents re-read it (a
-    # body stays elided: it is longer, or not all inside the window)
-    run: list[int] = []
-    for i in range(1, total + 2):
-        if i <= total and status[i] == "H":
-            run.append(i)
-            continue
-        if run and len(run) <= _HOLE_IN_WINDOW and all(k in window for k in run):
-            for k in run:
-                status[k] = "S"
-        run = []
+    _show_short_holes(status, window)
     # a change inside text the agent never saw, longer than a hole a window shows (an
     # elided doc comment: told elided around it, and so were the lines it replaced) is
     # one elided marker, named in the header, not fragments between markers ("scattered
@@ -664,6 +653,25 @@ def hidden_change_note(numbers: Sequence[int], current: Current) -> str:
     what = ", ".join(names[:8]) + ("..." if len(names) > 8 else "") if names else \
         f"lines {numbers[0]}-{numbers[-1]}"
     return what
+
+
+def _show_short_holes(status: list[str], window: AbstractSet[int]) -> None:
+    """A short run the agent was told is elided (H), inside a window or between shown
+    lines, is shown (S): a doc comment or a list shown in pieces between one-line
+    markers made real agents re-read it, and a moved function shown with two one-line
+    markers in its body was "hard to follow" (a body stays elided: it is longer, or not
+    all inside the window)."""
+    total = len(status) - 1
+    run: list[int] = []
+    for i in range(1, total + 2):
+        if i <= total and status[i] == "H":
+            run.append(i)
+            continue
+        if run and len(run) <= _HOLE_IN_WINDOW and (all(k in window for k in run) or (
+                run[0] > 1 and status[run[0] - 1] == "S" and i <= total and status[i] == "S")):
+            for k in run:
+                status[k] = "S"
+        run = []
 
 
 def _unseen_runs(status: list[str], mapped, old: Sequence, known, apart: set[int]) -> list[tuple[int, int]]:

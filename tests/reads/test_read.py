@@ -622,6 +622,23 @@ def test_a_small_file_is_read_whole():
     assert first_read(cur, ReadPolicy(small_file_tokens=SMALL))[1]["mode"] == "skeleton"
 
 
+def test_a_short_elided_hole_is_shown_inside_a_window_or_between_shown_lines():
+    """ExpectedId.check, moved, came back with two one-line markers in its shown body
+    ("hard to follow", a real agent); a longer hole, or one beside unchanged lines
+    outside any window, stays a marker."""
+    from symbolpack.reads.delta import _show_short_holes
+
+    status = ["", *"SSHSSHHSS"]
+    _show_short_holes(status, window=set())
+    assert "".join(status) == "SSSSSSSSS"
+    status = ["", *"SHHHHHSUHS"]  # five elided: a marker; one beside an unchanged line: a marker
+    _show_short_holes(status, window=set())
+    assert "".join(status) == "SHHHHHSUHS"
+    status = ["", *"UHHU"]  # in a window: shown
+    _show_short_holes(status, window={2, 3})
+    assert "".join(status) == "USSU"
+
+
 def test_lines_removed_between_two_held_runs_are_said():
     """Lines of the copy deleted with nothing shown in their place (a block owned by no
     changed symbol): the delta's text says so. A jump from `were 19-35` to `were 41-46`
