@@ -161,13 +161,17 @@ def number_runs(numbers: Iterable[int]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in runs]
 
 
-def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone: str = "") -> str:
+def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone: str = "",
+                   above: int | None = None) -> str:
     """`... your lines A-B were removed here`, with `: "text", ...` for a short run
     whose text the copy holds; *gone* ("around here", "below"): beside shown lines,
-    which may be what they became."""
+    which may be what they became; *above*: the line they stood above, when that is
+    inside the lines shown below (a real agent had to work out where a removed line of
+    a shown window had been)."""
     import json
 
-    marker = (f"... your lines {first}-{last} are gone (removed, or changed into lines shown {gone})" if gone
+    where = f" from above line {above}" if above is not None else ""
+    marker = (f"... your lines {first}-{last} are gone{where} (removed, or changed into lines shown {gone})" if gone
               else f"... your lines {first}-{last} were removed here")
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
     if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
@@ -254,14 +258,16 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 if went is not None:
                     # said above the window, not where it falls inside it: a note between
                     # an `if` and its `else` was read as a hole in the code (real agents)
-                    gone_runs.append((went[0], went[-1]))
+                    gone_runs.append((went[0], went[-1], n))
                     mid = mid or n > seg.start
                 last_source, shown_since = src, 0
             out.extend(numbered(lines, start, seg.end))
             if len(gone_runs) == 1:
-                out.insert(top, removed_marker(*gone_runs[0], old, gone="below" if mid else "around here"))
+                first, last, above = gone_runs[0]
+                out.insert(top, removed_marker(first, last, old, gone="below" if mid else "around here",
+                                               above=above if above > seg.start else None))
             elif gone_runs:  # one note: four stacked above a window read as out of order
-                runs = ", ".join(f"{a}-{b}" for a, b in gone_runs)
+                runs = ", ".join(f"{a}-{b}" + (f" (above line {n})" if n > seg.start else "") for a, b, n in gone_runs)
                 out.insert(top, f"... your lines {runs} are gone (removed, or changed into lines shown below)")
             after = None
             i += 1

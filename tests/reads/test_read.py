@@ -980,7 +980,8 @@ def test_a_block_removed_beside_a_changed_line_is_said():
     # its window, f1's own lines 6 each side, and above it where the block went (not
     # inside it: a note between an `if` and its `else` read as a hole in the code)
     assert body[at - 6:at + 7] == [
-        '... your lines 72-78 are gone (removed, or changed into lines shown below): "y3 = x + 103" and the 6 lines'
+        '... your lines 72-78 are gone from above line 73 (removed, or changed into lines shown below): "y3 = x + 103"'
+        ' and the 6 lines'
         ' after it'] + [
         f"{n:6d}\t{changed[n - 1]}" for n in range(67, 79)], r["text"]
     # a line changed in place is no removal: nothing more is said
@@ -1005,7 +1006,8 @@ def test_lines_gone_at_two_places_in_one_window_are_one_note_above_it():
     r = agent.read(current(changed))
     assert r["mode"] == "delta", r["text"]
     notes = [line for line in r["text"].splitlines() if "are gone" in line]
-    assert notes == ["... your lines 74-78, 85-89 are gone (removed, or changed into lines shown below)"], r["text"]
+    assert notes == ["... your lines 74-78 (above line 74), 85-89 (above line 80) are gone (removed, or changed into"
+                     " lines shown below)"], r["text"]
 
 
 def test_text_lost_elsewhere_does_not_hide_a_change_here():
