@@ -267,7 +267,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # elided doc comment: told elided around it, and so were the lines it replaced) is
     # one elided marker, named in the header, not fragments between markers ("scattered
     # fragments with hidden pieces in between", a real agent of a Rust doc-comment push)
-    quiet = _unseen_runs(status, mapped, old, known, unread | in_gaps)
+    quiet = _unseen_runs(status, mapped, old, known, unread | in_gaps, owner)
     for a, b in quiet:
         for k in range(a, b + 1):
             status[k] = "E"
@@ -325,9 +325,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
                         and new[i - 1].strip()])
     if loose:  # an import, a module constant: the header names every change the answer shows
         header += f" {'Also changed' if changed else 'Changed'} outside any symbol: lines {_listed(loose, 6)}."
-    if unseen or quiet:
-        names = _names_of([s for s in current.symbols or () if s.id in unseen or s.id in hushed], current.symbols)
-        names += [f"lines {a}-{b}" for a, b in quiet if owner[a] is None]
+    names = _names_of([s for s in current.symbols or () if s.id in unseen or s.id in hushed], current.symbols)
+    names += [f"lines {a}-{b}" for a, b in quiet if owner[a] is None]
+    if names:
         header += f" Changed inside code you have not read (still elided): {_listed(names)}."
     if moved:
         names = _names_of([s for s in current.symbols or () if s.id in moved], current.symbols,
@@ -674,23 +674,28 @@ def _show_short_holes(status: list[str], window: AbstractSet[int]) -> None:
         run = []
 
 
-def _unseen_runs(status: list[str], mapped, old: Sequence, known, apart: set[int]) -> list[tuple[int, int]]:
-    """Runs of lines to be shown or still elided of which the agent knows none, with a
-    change inside (a new line) and a line it was told is elided, longer than a window's
-    hole, where the lines of the copy they stand between were all told elided too (it
-    saw neither what was there nor what is; a gap, a line the copy lost track of, may be
-    one its own edit wrote). Lines *apart* (never read, or text shown before: no change)
-    are in no run. (first, last) each."""
+def _unseen_runs(status: list[str], mapped, old: Sequence, known, apart: set[int], owner) -> list[tuple[int, int]]:
+    """Runs of one symbol's lines (or of lines no symbol owns) to be shown or still
+    elided of which the agent knows none, with a change inside (a new line) and a line
+    it was told is elided, longer than a window's hole, where the lines of the copy
+    they stand between were all told elided too (it saw neither what was there nor
+    what is; a gap, a line the copy lost track of, may be one its own edit wrote).
+    Lines *apart* (never read, or text shown before: no change) are in no run. One
+    symbol's at a time: a skeleton cut at a host's cap left the tail of a file elided,
+    and one run over it called every body there changed. (first, last) each."""
     total = len(status) - 1
+
+    def unseen(k: int) -> bool:
+        return status[k] in "SH" and k not in apart and (mapped[k] is None or not known[mapped[k]])
+
     out: list[tuple[int, int]] = []
     i = 1
     while i <= total:
-        if not (status[i] in "SH" and i not in apart and (mapped[i] is None or not known[mapped[i]])):
+        if not unseen(i):
             i += 1
             continue
         j = i
-        while j + 1 <= total and status[j + 1] in "SH" and j + 1 not in apart and (
-                mapped[j + 1] is None or not known[mapped[j + 1]]):
+        while j + 1 <= total and unseen(j + 1) and owner[j + 1] is owner[i]:
             j += 1
         run = range(i, j + 1)
         before = mapped[i - 1] if i > 1 else 0

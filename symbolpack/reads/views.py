@@ -171,8 +171,10 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
     import json
 
     where = f" from above line {above}" if above is not None else ""
-    marker = (f"... your lines {first}-{last} are gone{where} (removed, or changed into lines shown {gone})" if gone
-              else f"... your lines {first}-{last} were removed here")
+    # (one line is "your line 219", not "your lines 219-219": a real agent paused on it)
+    lines_ = f"line {first} is" if first == last else f"lines {first}-{last} are"
+    marker = (f"... your {lines_} gone{where} (removed, or changed into lines shown {gone})" if gone
+              else f"... your {lines_.replace(' is', ' was').replace(' are', ' were')} removed here")
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
     if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
         marker += ": " + ", ".join(json.dumps(t, ensure_ascii=False) for t in texts)
@@ -267,7 +269,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 out.insert(top, removed_marker(first, last, old, gone="below" if mid else "around here",
                                                above=above if above > seg.start else None))
             elif gone_runs:  # one note: four stacked above a window read as out of order
-                runs = ", ".join(f"{a}-{b}" + (f" (above line {n})" if n > seg.start else "") for a, b, n in gone_runs)
+                runs = ", ".join((f"{a}-{b}" if b > a else f"{a}") + (f" (above line {n})" if n > seg.start else "")
+                                 for a, b, n in gone_runs)
                 out.insert(top, f"... your lines {runs} are gone (removed, or changed into lines shown below)")
             after = None
             i += 1

@@ -601,6 +601,33 @@ def test_a_change_inside_a_doc_comment_the_agent_never_saw_is_named_not_shown_in
     judge([("sk", sk)], after, path, {}, pushed.split("\n"))
 
 
+def test_a_change_in_the_tail_a_capped_skeleton_elided_names_its_symbol_only(tmp_path, monkeypatch):
+    """A skeleton cut at the host's cap leaves the file's tail one elided run; a push
+    changed one function there: that function's marker says it changed, not every body
+    of the tail (FluentValidation: a real agent was told twenty bodies had changed)."""
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    path = tmp_path / "m.py"
+    v1 = ["import os", ""] + [line for k in range(40) for line in py_function(k, body=12)]
+    path.write_text("\n".join(v1) + "\n")
+    ws = Workspace(tmp_path)
+    try:
+        capped = ReadPolicy(max_answer_chars=2500)
+        sk = read_file(ws, path, "s", answer_id="sk", present=[], front="mcp", policy=capped).response
+        assert "to fit the tool's output limit" in sk["text"] and "def f35(" not in sk["text"], sk["text"]
+        v2 = list(v1)
+        at = v2.index("    y4 = x + 3504")
+        v2[at:at + 1] = ["    y4 = x + 3504", "    y4b = y4 * 2"]  # f35 grows by a line
+        path.write_text("\n".join(v2) + "\n")
+        after = read_file(ws, path, "s", answer_id="r1", present=["sk"], front="mcp", policy=capped).response
+    finally:
+        ws.close()
+    changed = [line for line in after["text"].splitlines() if " elided, changed" in line]
+    assert len(changed) <= 1 and all('"f35"' in line for line in changed), after["text"]
+    assert "f34" not in after["text"].splitlines()[0], after["text"]
+    judge([("sk", sk)], after, path, {}, v2)
+
+
 def test_a_symbol_never_read_between_parts_from_two_versions_is_not_called_new(tmp_path, monkeypatch):
     """A part read before a push and a part read after it can sit side by side in the
     copy's numbering, with a function the agent never read between them in the file:
