@@ -107,7 +107,8 @@ def _mostly_unmatched(sym, owner, mapped, total: int) -> bool:
 
 
 def _in_a_version(sym, new: Sequence[str], versions: Iterable[Sequence[str]]) -> bool:
-    """Whether one of *versions* has *sym*'s lines, all of them, as one run."""
+    """Whether one of *versions* (texts: the copy's own, its gaps None) has *sym*'s
+    lines, all of them, as one run."""
     block = list(new[sym.lines[0] - 1:sym.lines[1]])
     if len(block) < _MOVED_MIN:
         return False
@@ -234,10 +235,12 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         first = owner[group[0]]
         if first is not None and (first is owner[group[-1]] if len(group) > 1 else bool(new[group[0] - 1].strip())):
             dirty.add(first.id)
-    # a symbol whose whole text a version the copy was made of has as it is: moved there,
-    # not changed (said apart; jackson's reordered methods were named changed)
+    # a symbol whose whole text the copy has as it is, elsewhere: moved there, not changed
+    # (said apart; jackson's reordered methods were named changed). The copy's text, not
+    # any version's it was made of: one whose answer elided the symbol, the copy holding
+    # an older text of it, made a real agent doubt a "moved, not changed" it had not read
     moved = {sym.id for sym in current.symbols or () if sym.id in dirty and _mostly_unmatched(sym, owner, mapped, total)
-             and _in_a_version(sym, new, versions.values())}
+             and _in_a_version(sym, new, (old[1:],))}
     dirty -= moved
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
     window, opened = _change_windows(dirty - unseen, owner, points, total, _signature_lines(current, dirty))
