@@ -276,7 +276,10 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
             status[k] = "E"
     in_quiet = {k for a, b in quiet for k in range(a, b + 1)}
     only_unseen = bool(unseen or quiet) and "S" not in status
-    segments = _segments_from_status(status, mapped, owner)
+    # (over a host's cap, the lines never read are elided runs across symbols: a marker
+    # per member between the parts read would cost the room the outline did)
+    terse = outline is not None and outline[1] == outline[0]
+    segments = _segments_from_status(status, mapped, owner, unread if terse else frozenset())
     # a changed body the agent was told is elided comes back whole: said apart, or a model
     # that never read it cannot tell what changed from what it sees for the first time
     # (a body the agent held part of is a changed symbol: its window showed those lines)
@@ -309,7 +312,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     if outline is not None:
         header = (f"[DELTA] {request.path}: {total} lines now. You had read only parts of it (ranges or symbols):"
                   " what changed in them is shown, the rest of them is `unchanged`; the lines you never read are"
-                  " drawn as a first read draws them (signatures shown, long bodies elided).")
+                  + (" elided (an outline of them would not fit the tool's output limit)." if terse else
+                     " drawn as a first read draws them (signatures shown, long bodies elided)."))
     else:
         header = (f"[DELTA] {request.path}: changed {request.hints.delta_since} "
                   f"{request.hints.delta_lengths(copy.length, total)}.")
@@ -357,6 +361,12 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         (sym := owner[i]) is not None and sym.id in unseen))}
     body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again, hidden_change)
     if max_chars and sum(len(line) + 1 for line in body) + len(header) > max_chars - ANSWER_RESERVE:
+        if outline is not None and outline[1] != outline[0]:
+            # over the cap, the lines never read are elided runs, not an outline: drawn,
+            # the outline took the room and the cut fell before the parts' changes (a real
+            # agent's own edit at line 1571 of 1701, named in the header, not shown)
+            return delta_outcome(request, current, copy, old, known, removed, ops, max_chars,
+                                 (outline[0], set(outline[0])), known_names, versions)
         segments, body, cut = _cut_to_fit(
             segments, total, max_chars - ANSWER_RESERVE - len(header) - 300,
             lambda segs: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again,
@@ -733,10 +743,11 @@ _MARKER_COST_LINES = 2  # an [UNCHANGED] run this short is cheaper to show
 _LOST_SLACK = 6  # lines lost text may sit from where it was lost (a few lines added around it)
 
 
-def _segments_from_status(status, mapped, owner) -> list[Segment]:
+def _segments_from_status(status, mapped, owner, across: AbstractSet[int] = frozenset()) -> list[Segment]:
     """Status per line (S shown, U unchanged, H elided before and still, E elided
     with a change inside) -> segments. U and H segments keep their source line: a
-    run of them that moved together is drawn as one marker (`render_delta`)."""
+    run of them that moved together is drawn as one marker (`render_delta`). An E run
+    of lines *across* is one segment whatever symbols it spans (no symbol named)."""
     from .views import Segment
 
     total = len(status) - 1
@@ -766,7 +777,7 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
         while j + 1 <= total and status[j + 1] == kind:
             if kind in "UH" and mapped[j + 1] != mapped[j] + 1:
                 break
-            if kind in "EH" and owner[j + 1] is not owner[i]:
+            if kind in "EH" and owner[j + 1] is not owner[i] and not (kind == "E" and i in across and j + 1 in across):
                 break
             j += 1
         if kind == "S":
@@ -775,8 +786,9 @@ def _segments_from_status(status, mapped, owner) -> list[Segment]:
             sym = owner[i] if owner[i] is owner[j] else None
             segments.append(Segment("unchanged", i, j, source=mapped[i], symbol=sym.id if sym else None))
         else:
+            one = owner[i] if all(owner[k] is owner[i] for k in range(i, j + 1)) else None
             segments.append(Segment("elided", i, j, source=mapped[i] if kind == "H" else None,
-                                    symbol=owner[i].id if owner[i] else None))
+                                    symbol=one.id if one else None))
         i = j + 1
     return segments
 

@@ -455,6 +455,27 @@ def test_a_whole_read_naming_parts_it_holds_is_a_delta_over_them_and_an_outline_
     assert agent.read(current(pushed))["mode"] == "skeleton"
 
 
+def test_a_whole_read_after_parts_over_the_cap_elides_the_lines_never_read_not_the_change():
+    """Over a host's cap, the outline of the lines never read took the room and the cut
+    fell before the part's change (a real agent's own edit, named in the header, not
+    shown): the lines never read are elided runs then, and the change is shown."""
+    mcp = hints_for("mcp")
+    lines = distinct_py_lines(40, 14)
+    cur = current(lines)
+    f37, f39 = (next(s for s in cur.symbols if s.qualname == name) for name in ("f37", "f39"))
+    agent = Agent(ReadPolicy(small_file_tokens=SMALL, max_answer_chars=2500))
+    agent.read(cur, ReadRequest("m.py", offset=f37.lines[0], limit=f39.lines[1] - f37.lines[0] + 1, hints=mcp))
+    pushed = list(lines)
+    at = pushed.index("    y7 = x + 3807")
+    pushed[at] = "    y7 = x - 3807"
+    r = agent.read(current(pushed), ReadRequest("m.py", hints=mcp))
+    text = r["text"].splitlines()
+    assert r["mode"] == "delta" and "the lines you never read are elided (an outline of them would not fit" in text[0]
+    assert f"{at + 1:>6}\t{pushed[at]}" in text, r["text"]
+    assert text[1] == f"... 1-{f37.lines[0] - 1} elided: offset=1, limit={f37.lines[0] - 1}", r["text"]
+    assert len(r["text"]) < 2500
+
+
 def test_a_first_whole_read_shows_what_a_range_already_gave():
     """Lines the agent already holds (a range, a pack) are shown by the skeleton, not
     hidden (an `elided` marker would contradict what it was given) and not marked
