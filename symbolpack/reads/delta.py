@@ -211,6 +211,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
                        and new[i - 1] in shown
                        and (lost_near(i) or new[i - 1] not in held and new[i - 1] not in request.lost))
     owner = _innermost(total, current.symbols or ())
+    by_id = {sym.id: sym for sym in current.symbols or ()}
     if outline is not None and known_names:
         # (*known_names*: symbols of the versions the parts were read from: one no part
         # stands for was not read, not added; drawn as the rest never read is)
@@ -239,9 +240,11 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # (said apart; jackson's reordered methods were named changed). The copy's text, not
     # any version's it was made of: one whose answer elided the symbol, the copy holding
     # an older text of it, made a real agent doubt a "moved, not changed" it had not read
-    moved = {sym.id for sym in current.symbols or () if sym.id in dirty and _mostly_unmatched(sym, owner, mapped, total)
-             and _in_a_version(sym, new, (old[1:],))}
-    dirty -= moved
+    held_whole = {sym.id for sym in current.symbols or () if sym.id in dirty and _in_a_version(sym, new, (old[1:],))}
+    moved = {sid for sid in held_whole if _mostly_unmatched(by_id[sid], owner, mapped, total)}
+    # (one the alignment paired in part, a removal point inside it, its text all there
+    # as a run: not changed, and not said to be: StopWatch.unsplit was "lines removed")
+    dirty -= held_whole
     unseen = _changed_unseen(current.symbols or (), dirty, owner, mapped, known, total)
     window, opened = _change_windows(dirty - unseen, owner, points, total, _signature_lines(current, dirty))
     for group in points:  # an indented change no symbol owns (an anonymous callback's): a few lines around it

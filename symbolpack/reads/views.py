@@ -19,7 +19,7 @@ from .hints import CLI, Hints
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Collection, Iterable, Sequence
+    from typing import AbstractSet, Collection, Iterable, Sequence
     from ..engine.symbols import SymbolSlice
 
 # namedtuples and a lazy linediff: this module is imported on every read, hooks included.
@@ -162,12 +162,13 @@ def number_runs(numbers: Iterable[int]) -> list[tuple[int, int]]:
 
 
 def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone: str = "",
-                   above: int | None = None) -> str:
+                   above: int | None = None, elsewhere: AbstractSet[str] = frozenset()) -> str:
     """`... your lines A-B were removed here`, with `: "text", ...` for a short run
     whose text the copy holds; *gone* ("around here", "below"): beside shown lines,
     which may be what they became; *above*: the line they stood above, when that is
     inside the lines shown below (a real agent had to work out where a removed line of
-    a shown window had been)."""
+    a shown window had been); *elsewhere*: text the answer shows at other lines (moved
+    there), never quoted as what went."""
     import json
 
     where = f" from above line {above}" if above is not None else ""
@@ -183,8 +184,11 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
         # nothing to tell them by left a real agent unsure it had been removed)
         said = [t.strip() for t in texts if t is not None]
         top = next((k for k, t in enumerate(said) if t), None)
-        if top is not None:
+        went = next((t for t, raw in zip(said, texts) if t and raw not in elsewhere), None)
+        if top is not None and went == said[top]:
             marker += f": {json.dumps(said[top], ensure_ascii=False)} and the {len(said) - top - 1} lines after it"
+        elif went is not None:  # its first lines moved (shown where they are now): what went
+            marker += f", {json.dumps(went, ensure_ascii=False)} among them"
     return marker
 
 
@@ -267,7 +271,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             if len(gone_runs) == 1:
                 first, last, above = gone_runs[0]
                 out.insert(top, removed_marker(first, last, old, gone="below" if mid else "around here",
-                                               above=above if above > seg.start else None))
+                                               above=above if above > seg.start else None, elsewhere=arrived))
             elif gone_runs:  # one note: four stacked above a window read as out of order
                 runs = ", ".join((f"{a}-{b}" if b > a else f"{a}") + (f" (above line {n})" if n > seg.start else "")
                                  for a, b, n in gone_runs)
@@ -296,12 +300,12 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             # lines of the copy removed between two runs it still has: said, not left to be inferred
             # from the jump in "were" numbers (real models doubted the mapping there); lines it
             # does not hold there are not its lines to lose
-            out.append(removed_marker(held_between[0], held_between[-1], old))
+            out.append(removed_marker(held_between[0], held_between[-1], old, elsewhere=arrived))
         elif (went := went_unsaid(seg.source)) is not None:
             # more lines of the copy gone than lines shown in their place, none vouched for
             # anywhere: said (res.send's removed block beside its changed lines: real models
             # looked for it); a line changed in place says nothing more
-            out.append(removed_marker(went[0], went[-1], old, gone="around here"))
+            out.append(removed_marker(went[0], went[-1], old, gone="around here", elsewhere=arrived))
         j = i
         while j + 1 < len(segments) and segments[j + 1].source is not None and segments[j + 1].kind != "shown" \
                 and segments[j + 1].start == segments[j].end + 1 \

@@ -1086,6 +1086,21 @@ def test_several_definitions_of_one_name_are_listed_once():
         assert r["mode"] == "delta" and f"Moved, not changed: {said}." in header, header
 
 
+def test_a_removal_note_never_quotes_text_that_moved_as_what_went():
+    """g moved below f1 and its twin h went: the note about the copy's lines there names
+    h, not g's first line, which the answer shows where it is now."""
+    fn = py_function
+    g = ["def g(x):", '    """Shared doc."""', "    a = 1", "    b = 2", "    c = 3", "    return x", ""]
+    h = ["def h(x):", *g[1:]]
+    v1 = ["import os", ""] + fn(0) + g + h + fn(1) + fn(2)
+    v2 = ["import os", ""] + fn(0) + fn(1) + g + fn(2)
+    agent = Agent(NO_DIFF)
+    agent.read(current(v1), ReadRequest("m.py", offset=1, limit=len(v1)))
+    r = agent.read(current(v2))
+    assert "Moved, not changed: g. Removed: h." in r["text"].splitlines()[0], r["text"]
+    assert '... your lines 19-32 were removed here, "def h(x):" among them' in r["text"].splitlines(), r["text"]
+
+
 def test_lines_that_moved_are_not_called_gone():
     """A block moved up (typer's MarkupMode): the delta shows it where it is now and does
     not call its old lines gone (a real agent re-read to find the 'gone' class)."""
