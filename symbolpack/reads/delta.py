@@ -766,7 +766,10 @@ def _segments_from_status(status, mapped, owner, across: AbstractSet[int] = froz
             while j + 1 <= total and status[j + 1] == "U" and mapped[j + 1] == mapped[j] + 1:
                 j += 1
             alone = not (i > 1 and moves_with(i - 1, i)) and not (j < total and moves_with(j, j + 1))
-            if alone and j - i + 1 <= _MARKER_COST_LINES:
+            # (between shown lines: two lines shown between two markers were read as changed,
+            # nothing saying they were not; sidekiq's cleanup, moved by the agent's own edit)
+            between = (i == 1 or status[i - 1] == "S") and (j == total or status[j + 1] == "S")
+            if alone and between and j - i + 1 <= _MARKER_COST_LINES:
                 for k in range(i, j + 1):
                     status[k] = "S"
             i = j + 1

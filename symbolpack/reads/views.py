@@ -216,7 +216,10 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     the copy it stands for when they differ: the "were" numbers on either side of it
     disagree there, and a real agent doubted the map."""
     out: list[str] = []
-    again_runs = {a: b for a, b in number_runs(again) if b - a + 1 >= _AGAIN_RUN}
+    # (a shorter run too when it is all a shown segment has, between markers: two such
+    # lines read as a change, nothing saying they were not; sidekiq's cleanup)
+    alone = {(seg.start, seg.end) for seg in segments if seg.kind == "shown"}
+    again_runs = {a: b for a, b in number_runs(again) if b - a + 1 >= _AGAIN_RUN or (a, b) in alone}
     arrived = {lines[n - 1] for n in fresh if 0 < n <= len(lines)}
 
     def moved(first: int, last: int) -> bool:

@@ -660,6 +660,27 @@ def test_a_short_elided_hole_is_shown_inside_a_window_or_between_shown_lines():
     assert "".join(status) == "USSU"
 
 
+def test_two_lines_between_markers_are_a_marker_or_say_they_are_no_change():
+    """Two lines shown between two markers read as a change (sidekiq's cleanup, moved by
+    the agent's own edit): a short unchanged run is shown instead of a marker only
+    between shown lines, and text shown again there says it is no change."""
+    from symbolpack.reads.delta import _segments_from_status
+    from symbolpack.reads.views import Segment, render_delta
+
+    owner = [None] * 13
+    # U runs of three shifts: the middle one stays a marker (its neighbours are markers)
+    status, mapped = ["", *"UUUUUUUU"], [None, 1, 2, 3, 6, 7, 10, 11, 12]
+    assert [seg.kind for seg in _segments_from_status(status, mapped, owner)] == ["unchanged"] * 3
+    # between shown lines, two unchanged lines are cheaper shown
+    status = ["", *"UUUSSUUSSUUU"]
+    mapped = [None, 1, 2, 3, None, None, 8, 9, None, None, 14, 15, 16]
+    assert [seg.kind for seg in _segments_from_status(status, mapped, owner)] == ["unchanged", "shown", "unchanged"]
+    lines = [f"line {n}" for n in range(1, 9)]
+    text = render_delta(lines, [Segment("unchanged", 1, 3, source=1), Segment("shown", 4, 5),
+                                Segment("unchanged", 6, 8, source=8)], again={4, 5})
+    assert text[1] == "... 4-5 below are not changed (shown again: your earlier answers had this text at other line numbers)"
+
+
 def test_lines_removed_between_two_held_runs_are_said():
     """Lines of the copy deleted with nothing shown in their place (a block owned by no
     changed symbol): the delta's text says so. A jump from `were 19-35` to `were 41-46`
