@@ -372,8 +372,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
                                  (outline[0], set(outline[0])), known_names, versions)
         segments, body, cut = _cut_to_fit(
             segments, total, max_chars - ANSWER_RESERVE - len(header) - 300,
-            lambda segs: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again,
-                                      hidden_change))
+            lambda segs, tail: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again,
+                                            hidden_change, tail))
         kept = any(seg.kind == "unchanged" and seg.start > cut for seg in segments)
         header += (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are "
                    + ("elided but for the parts you hold, marked `unchanged`" if kept else "one elided run")
@@ -412,7 +412,7 @@ ANSWER_RESERVE = 600
 
 
 def _cut_to_fit(segments: list, total: int, room: int,
-                render: Callable[[list], list[str]]) -> tuple[list, list[str], int]:
+                render: Callable[[list, int | None], list[str]]) -> tuple[list, list[str], int]:
     """The longest head of *segments* whose rendering, with the rest of the file elided,
     fits *room* characters (a host cut a longer delta itself, and the copy recorded lines
     the model never got): those segments with the tail, the text, and where the tail
@@ -423,7 +423,7 @@ def _cut_to_fit(segments: list, total: int, room: int,
 
     keep = True  # the tail's `unchanged` runs, unless even the shortest head does not fit with them
 
-    def drawn(k: int) -> tuple[list, list[str]]:
+    def drawn(k: int) -> tuple[list, list[str]]:  # (the tail drawn as one line: `views.tail_marker`)
         head = list(segments[:k])
         for seg in segments[k:]:  # the rest elided, but for what the agent holds as it is
             if seg.kind == "unchanged" and keep:
@@ -432,7 +432,7 @@ def _cut_to_fit(segments: list, total: int, room: int,
                 head[-1] = head[-1]._replace(end=seg.end)
             else:
                 head.append(Segment("elided", seg.start, seg.end))
-        return head, render(head)
+        return head, render(head, segments[k].start if k < len(segments) else None)
 
     if len(segments) > 1 and sum(len(line) + 1 for line in drawn(1)[1]) > room:
         keep = False

@@ -196,7 +196,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                  anchors: dict[int, str] | None = None, old: Sequence[str | None] | None = None,
                  gone: Collection[int] = (), fresh: Collection[int] = (),
                  sources: Sequence[int | None] = (), again: Collection[int] = (),
-                 changed_hidden: Collection[int] = ()) -> list[str]:
+                 changed_hidden: Collection[int] = (), tail_from: int | None = None) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
@@ -214,7 +214,14 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     numbers around it reads as a wrong map (a real agent re-read to check). An elided
     run with a change inside (its lines in *changed_hidden*) says so, and which lines of
     the copy it stands for when they differ: the "were" numbers on either side of it
-    disagree there, and a real agent doubted the map."""
+    disagree there, and a real agent doubted the map. From line *tail_from* on (the
+    rest of a delta the host's cap cut), one line lists the runs it holds as they are
+    (`tail_marker`)."""
+    if tail_from is not None:
+        head = [seg for seg in segments if seg.start < tail_from]
+        tail = [seg for seg in segments if seg.start >= tail_from]
+        return render_delta(lines, head, hints, anchors, old, gone, fresh, sources, again, changed_hidden) + (
+            [tail_marker(lines, tail, hints)] if tail else [])
     out: list[str] = []
     # (a shorter run too when it is all a shown segment has, between markers: two such
     # lines read as a change, nothing saying they were not; sidekiq's cleanup)
@@ -327,6 +334,27 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                                         with_elided=any(r.kind == "elided" for r in run)))
         i = j + 1
     return out
+
+
+def tail_marker(lines: Sequence[str], tail: Sequence[Segment], hints: Hints = CLI) -> str:
+    """The rest of a delta a host's cap cut, in one line: which lines it leaves out and,
+    of them, the runs the model holds as they are (each with where it had them). A
+    marker each, elided and `unchanged` alternating down the file, was "hard to follow"
+    (a real agent)."""
+    first, last = tail[0].start, tail[-1].end
+    held = []
+    for seg in tail:
+        if seg.kind == "unchanged":
+            here = f"{seg.start}-{seg.end}" if seg.end > seg.start else f"{seg.start}"
+            if seg.source is not None and seg.source != seg.start:
+                were = seg.source + seg.end - seg.start
+                here += f" (were {seg.source}-{were})" if were > seg.source else f" (were {seg.source})"
+            held.append(here)
+    if not held:
+        return elided_marker(lines, Segment("elided", first, last), hints=hints)
+    how = hints.expand(first, last, None)
+    return (f"... {first}-{last} not shown{f' ({how})' if how else ''}, but for these lines, unchanged: "
+            + ", ".join(held))
 
 
 def _joined_elided(lines: Sequence[str], segments: Sequence[Segment], i: int, out: list[str],

@@ -873,6 +873,11 @@ def test_a_delta_over_the_cap_stops_after_the_last_segment_that_fits_and_the_res
     assert (f"It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{len(lines)} are elided but"
             f" for the parts you hold, marked `unchanged` (tldrs read m.py --offset {cut} --limit"
             f" {len(lines) - cut + 1} shows them).") in r["text"]
+    # the tail is one line naming the runs held ("elided" and "unchanged" markers down the
+    # file, alternating, were hard to follow for a real agent)
+    held_runs = ", ".join(f"{seg['start']}-{seg['end']}" for seg in tail if seg["kind"] == "unchanged")
+    assert r["text"].splitlines()[-1] == (f"... {cut}-{len(lines)} not shown (--offset {cut} --limit"
+                                          f" {len(lines) - cut + 1}), but for these lines, unchanged: {held_runs}")
     # a changed line past the cut is not the model's: a range there comes back whole, with its change
     at = next(n for n in range(cut, len(lines) + 1) if changed[n - 1].endswith("y3 = x + 33"))
     again = agent.read(current(changed), ReadRequest("m.py", offset=at - 2, limit=5))
