@@ -274,7 +274,9 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 if went is not None:
                     # said above the window, not where it falls inside it: a note between
                     # an `if` and its `else` was read as a hole in the code (real agents)
-                    gone_runs.append((went[0], went[-1], n))
+                    # (where they stood, when nothing new stands there: "gone from above
+                    # line 483" beside new lines 482-484 was "hard to follow", a real agent)
+                    gone_runs.append((went[0], went[-1], n if shown_since == 0 else seg.start))
                     mid = mid or n > seg.start
                 last_source, shown_since = src, 0
             out.extend(numbered(lines, start, seg.end))

@@ -1027,8 +1027,7 @@ def test_a_block_removed_beside_a_changed_line_is_said():
     # its window, f1's own lines 6 each side, and above it where the block went (not
     # inside it: a note between an `if` and its `else` read as a hole in the code)
     assert body[at - 6:at + 7] == [
-        '... your lines 72-78 are gone from above line 73 (removed, or changed into lines shown below): "y3 = x + 103"'
-        ' and the 6 lines'
+        '... your lines 72-78 are gone (removed, or changed into lines shown below): "y3 = x + 103" and the 6 lines'
         ' after it'] + [
         f"{n:6d}\t{changed[n - 1]}" for n in range(67, 79)], r["text"]
     # a line changed in place is no removal: nothing more is said
