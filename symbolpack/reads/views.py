@@ -77,8 +77,11 @@ def _qual(symbol_id: str | None) -> str:
 
 def _indent_of(lines: Sequence[str], start: int, end: int) -> str:
     """The indentation of the first line of start..end with text (a blank line's is
-    none: a marker at column 0 inside a method read as a module-level run)."""
-    text = next((lines[n - 1] for n in range(max(start, 1), min(end, len(lines)) + 1) if lines[n - 1].strip()), "")
+    none: a marker at column 0 inside a method read as a module-level run), but for a
+    preprocessor line (`#pragma`, `#if`) at column 0 (C#'s EmailAddress body began with
+    one, and its marker stood out among the others, a real agent said)."""
+    text = next((line for n in range(max(start, 1), min(end, len(lines)) + 1)
+                 if (line := lines[n - 1]).strip() and not line.startswith("#")), "")
     return text[: len(text) - len(text.lstrip())][:24].replace("\t", "    ")
 
 

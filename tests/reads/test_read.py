@@ -824,6 +824,9 @@ def test_a_marker_takes_the_indentation_of_the_first_hidden_line_with_text():
     lines = ["class A:", "    def f(self):", "", "        x = 1", "        return x"]
     assert elided_marker(lines, Segment("elided", 3, 5)).startswith("        ... 3-5 elided")
     assert elided_marker(["", "", ""], Segment("elided", 1, 3)).startswith("... 1-3 elided")
+    # a preprocessor line at column 0 leading a C# body gives no indentation
+    body = ["    void F() {", "#pragma warning disable 618", "        var v = 1;", "#pragma warning restore 618", "    }"]
+    assert elided_marker(body, Segment("elided", 2, 4)).startswith("        ... 2-4 elided")
 
 
 def test_a_range_under_the_cap_comes_whole_and_one_over_it_stops_where_it_fits_and_says_so():
