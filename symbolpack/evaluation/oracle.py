@@ -156,6 +156,7 @@ class ReadOracle:
 
     def __init__(self) -> None:
         self._copies: dict[str, _Copy] = {}
+        self._replaying = False  # answers judged when given, read now as the model reads them
 
     @classmethod
     def replay(cls, answers: Iterable[Mapping[str, Any] | OwnEdit]) -> ReadOracle:
@@ -168,6 +169,7 @@ class ReadOracle:
         for is checked again: `check` after the next `apply` judges what that answer
         vouches for."""
         oracle = cls()
+        oracle._replaying = True
         for answer in answers:
             if isinstance(answer, Mapping) and "slices" in answer and "mode" not in answer:
                 oracle.learn_pack(answer)
@@ -188,6 +190,7 @@ class ReadOracle:
             copy.held = {n: (text, None) for n, (text, _) in copy.held.items()}
             copy.total_stamp = None
             copy.sha = None
+        oracle._replaying = False
         return oracle
 
     # -- queries -------------------------------------------------------------
@@ -383,7 +386,12 @@ class ReadOracle:
                 elif seg.kind == "unchanged" and seg.source is not None:  # always, for unchanged
                     source = seg.source + n - seg.start
                     had = copy.text(source)  # the copy as it was before this answer
-                    if had is None:
+                    if had is None and source in copy.elided and self._replaying:
+                        # replayed in a context that lost the answer that showed the line, a
+                        # marker over a line the model holds elided leaves it elided (given
+                        # now, such a claim is a problem: the marker says "the text you have")
+                        elided.append(n)
+                    elif had is None:
                         never_had.append(source)
                     else:
                         new[n] = (had, sha)

@@ -381,8 +381,12 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     if "delta" not in request.told:
         header += (" Numbers are current. Each change comes with the lines around it (a short function whole)."
                    f" \"... A-B unchanged\": the text you have there; \"(were C-D)\": {request.hints.delta_were}.")
-        if any("; declared now on lines: " in line for line in body):  # "the attribute's line or the fn's?"
-            header += " \"declared now on lines: f 12\": line 12 names f (its def/fn/class line)."
+    if any("; declared now on lines: " in line for line in body):
+        # said in every delta that has them: "the attribute's line or the fn's?", and two real
+        # agents of a later delta re-read a decorated method to be sure which line it named
+        header += (" \"declared now on lines: f 12\": line 12 is f's own def/fn/class line (not a decorator or"
+                   " comment above it)." if "delta" not in request.told else
+                   " \"declared now on lines\": def/fn/class lines, not decorators.")
     text = "\n".join([header, *body])
     response = response_of(request, current, "delta", text, None, segments, current.full_tokens())
     return ReadOutcome(response, copy_after(copy, current, segments), None), only_unseen

@@ -288,6 +288,15 @@ def test_answers_lean_only_on_what_the_present_answers_gave_the_model(steps_, se
     run(steps_, ".py", seed, min_lines, front, cap)
 
 
+def test_a_marker_that_leaned_on_a_dropped_range_leaves_the_line_elided():
+    """Found by the property above: a skeleton, a push, a one-line range inside an elided
+    body, a delta marking that line `unchanged`; the context then loses the range. The
+    line is elided again for the model (the skeleton elided it), so an `[UNCHANGED]`
+    next is right, and the oracle, replaying, must read the marker so too."""
+    run([("full", 0.0, 0), ("replace", 0.0, ""), ("range", 0.25, 1), ("full", 0.0, 0), ("drop", 0.99, 1),
+         ("full", 0.0, 0)], ".py", 0, 3)
+
+
 @settings(max_examples=max(EXAMPLES // 3, 20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps, st.integers(0, 50))
 def test_the_same_holds_for_a_file_no_parser_handles(steps_, seed):
