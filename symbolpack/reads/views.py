@@ -174,7 +174,8 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
     there), never quoted as what went."""
     import json
 
-    where = f" from above line {above}" if above is not None else ""
+    # ("gone from above line 211" was awkward to place, a real agent said: between two lines)
+    where = f" from between lines {above - 1} and {above}" if above is not None else ""
     # (one line is "your line 219", not "your lines 219-219": a real agent paused on it)
     lines_ = f"line {first} is" if first == last else f"lines {first}-{last} are"
     marker = (f"... your {lines_} gone{where} (removed, or changed into lines shown {gone})" if gone
@@ -288,7 +289,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 out.insert(top, removed_marker(first, last, old, gone="below" if mid else "around here",
                                                above=above if above > seg.start else None, elsewhere=arrived))
             elif gone_runs:  # one note: four stacked above a window read as out of order
-                runs = ", ".join((f"{a}-{b}" if b > a else f"{a}") + (f" (above line {n})" if n > seg.start else "")
+                runs = ", ".join((f"{a}-{b}" if b > a else f"{a}") + (f" (between {n - 1} and {n})" if n > seg.start
+                                                                     else "")
                                  for a, b, n in gone_runs)
                 out.insert(top, f"... your lines {runs} are gone (removed, or changed into lines shown below)")
             after = None

@@ -1055,8 +1055,8 @@ def test_lines_gone_at_two_places_in_one_window_are_one_note_above_it():
     r = agent.read(current(changed))
     assert r["mode"] == "delta", r["text"]
     notes = [line for line in r["text"].splitlines() if "are gone" in line]
-    assert notes == ["... your lines 74-78 (above line 74), 85-89 (above line 80) are gone (removed, or changed into"
-                     " lines shown below)"], r["text"]
+    assert notes == ["... your lines 74-78 (between 73 and 74), 85-89 (between 79 and 80) are gone (removed, or"
+                     " changed into lines shown below)"], r["text"]
 
 
 def test_text_lost_elsewhere_does_not_hide_a_change_here():
