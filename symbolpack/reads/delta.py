@@ -309,8 +309,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     def named(sym) -> str:
         return sym.id.split(":", 2)[-1] if sym.qualname in split else sym.qualname
 
+    # (a symbol none of whose lines the copy holds is "shown whole", not "new", where an earlier
+    # answer declared it or the copy holds its declaration elided: commons-lang's toClass, in the
+    # tail a capped skeleton elided, was called new and a real agent stopped trusting the list)
+    elided_text = {t for t, k in zip(old[1:], known[1:]) if t is not None and not k}
     changed = sorted({named(s) + _where(new_in.get(s.id, ()), new, all_new := _all_new(s, owner, mapped, total),
-                                        all_new and _declared_in(s, new, shown))
+                                        all_new and (_declared_in(s, new, shown)
+                                                     or new[declaration_line(new, s) - 1] in elided_text))
                       for s in current.symbols or () if s.id in dirty and s.id not in unseen | whole | hushed})
     if outline is not None:
         header = (f"[DELTA] {request.path}: {total} lines now. You had read only parts of it (ranges or symbols):"

@@ -256,7 +256,8 @@ def _full_scope(request, current, copy: AgentCopy, load, policy, plain_only, nam
             if not cap or len(candidate.response["text"]) < cap - ANSWER_RESERVE:
                 candidates.append(candidate)  # a diff the host would cut is no answer: the delta stops where it fits
     if delta_possible:
-        removed = removed_names(old, current, names_before)
+        before = names_before(old[1:]) if names_before is not None else None
+        removed = removed_names(old, current, (lambda _: before) if names_before is not None else None)
         delta, only_unseen = delta_outcome(request, current, copy, old, known, removed, ops, policy.max_answer_chars,
                                            versions=_versions(copy, load, request.lost))
         if only_unseen:

@@ -633,6 +633,7 @@ def test_a_change_in_the_tail_a_capped_skeleton_elided_names_its_symbol_only(tmp
         ws.close()
     changed = [line for line in after["text"].splitlines() if " elided, changed" in line]
     assert len(changed) <= 1 and all('"f35"' in line for line in changed), after["text"]
+    assert "f35 (new)" not in after["text"].splitlines()[0], after["text"]  # its declaration was held elided
     assert "f34" not in after["text"].splitlines()[0], after["text"]
     judge([("sk", sk)], after, path, {}, v2)
 

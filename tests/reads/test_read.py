@@ -476,6 +476,21 @@ def test_a_whole_read_after_parts_over_the_cap_elides_the_lines_never_read_not_t
     assert len(r["text"]) < 2500
 
 
+def test_a_function_held_only_elided_is_not_called_new_when_it_comes_back_whole():
+    """commons-lang's toClass sat in the tail a capped skeleton elided; a push moved and
+    changed it, and the delta called it new (a real agent stopped trusting the list)."""
+    lines = distinct_py_lines(40, 14)
+    agent = Agent(ReadPolicy(small_file_tokens=SMALL, max_answer_chars=2500, diff_max_hunks=0))
+    sk = agent.read(current(lines))
+    assert sk["mode"] == "skeleton" and "def f35(" not in sk["text"], sk["text"]
+    f35 = py_function(35, 14)
+    f35[f35.index("    y3 = x + 3503")] = "    y3 = x - 3503"
+    pushed = ["import os", ""] + f35 + [line for k in range(40) if k != 35 for line in py_function(k, 14)]
+    r = agent.read(current(pushed))
+    header = r["text"].splitlines()[0]
+    assert r["mode"] == "delta" and "f35 (shown whole)" in header and "f35 (new)" not in header, header
+
+
 def test_a_first_whole_read_shows_what_a_range_already_gave():
     """Lines the agent already holds (a range, a pack) are shown by the skeleton, not
     hidden (an `elided` marker would contradict what it was given) and not marked
