@@ -182,7 +182,7 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
               else f"... your {lines_.replace(' is', ' was').replace(' are', ' were')} removed here")
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
     if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
-        marker += ": " + ", ".join(json.dumps(t, ensure_ascii=False) for t in texts)
+        marker += ": " + ", ".join(json.dumps(t.rstrip("\r"), ensure_ascii=False) for t in texts)  # (no CRLF "\\r")
     elif texts and all(t is not None for t in texts):
         # a longer run: its first line of text says which code went (13 lines "gone" and
         # nothing to tell them by left a real agent unsure it had been removed)

@@ -714,6 +714,8 @@ def test_lines_removed_between_two_held_runs_are_said():
     text = render_delta(lines, [Segment("unchanged", 1, 10, source=1), Segment("unchanged", 11, 20, source=14)],
                         old=old)
     assert text[1] == '... your lines 11-13 were removed here: "old 11", "old 12", "old 13"'
+    from symbolpack.reads.views import removed_marker  # a CRLF file's lines are quoted without their "\r"
+    assert removed_marker(2, 3, [None, "a\r", "b\r", "c\r"]) == '... your lines 2-3 were removed here: "b", "c"'
     held_in_part = [*old[:12], None, *old[13:]]
     text = render_delta(lines, [Segment("unchanged", 1, 10, source=1), Segment("unchanged", 11, 20, source=14)],
                         old=held_in_part)
