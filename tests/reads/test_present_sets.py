@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -507,18 +508,27 @@ def twin_signatures_text(extra: int = 0, changed: bool = False) -> str:
     return "\n".join(parts) + "\n"
 
 
+@contextmanager
+def repo_with(tmp_path: Path, monkeypatch, name: str, text: str):
+    """A git work tree holding one file *name* of *text*, its workspace, state under it."""
+    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    path = tmp_path / name
+    path.write_text(text)
+    ws = Workspace(tmp_path)
+    try:
+        yield ws, path
+    finally:
+        ws.close()
+
+
 def test_text_a_later_answer_took_the_line_of_is_no_change_though_the_copy_holds_it_elsewhere(tmp_path, monkeypatch):
     """Both methods read, then a push grows `validate` and it is read again: its new
     lines took the numbers of `load`'s first lines (`self,`, `data,`, text the copy
     still holds in `validate`). After the next push, `load`'s signature is no change:
     a real agent was told "changed lines 817-818" for its `self,` and `data: (` and
     re-read to see what had changed."""
-    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    path = tmp_path / "ledger.py"
-    path.write_text(twin_signatures_text())
-    ws = Workspace(tmp_path)
-    try:
+    with repo_with(tmp_path, monkeypatch, "ledger.py", twin_signatures_text()) as (ws, path):
         sk = read_file(ws, path, "s", answer_id="sk", present=[]).response
         assert sk["mode"] == "skeleton"
         r0 = read_file(ws, path, "s", answer_id="r0", present=["sk"], symbol="Ledger.validate").response
@@ -535,8 +545,6 @@ def test_text_a_later_answer_took_the_line_of_is_no_change_though_the_copy_holds
         assert (f"... {signature}-{signature + 2} below are not changed (shown again: your earlier answers"
                 f" had this text at other line numbers)") in after["text"].splitlines(), after["text"]
         judge([("sk", sk), ("r0", r0), ("r1", r1), ("r2", r2)], after, path, {}, lines)
-    finally:
-        ws.close()
 
 
 def test_text_a_later_answer_took_is_no_change_where_its_own_version_puts_it_now(tmp_path, monkeypatch):
@@ -544,12 +552,7 @@ def test_text_a_later_answer_took_is_no_change_where_its_own_version_puts_it_now
     grows `validate` by ten lines and a read of it takes the numbers of that signature.
     After a push elsewhere, the signature, ten lines below where the copy had it, is no
     change: werkzeug's set_cookie was named changed there and a real agent doubted it."""
-    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    path = tmp_path / "ledger.py"
-    path.write_text(twin_signatures_text())
-    ws = Workspace(tmp_path)
-    try:
+    with repo_with(tmp_path, monkeypatch, "ledger.py", twin_signatures_text()) as (ws, path):
         sk = read_file(ws, path, "s", answer_id="sk", present=[]).response
         assert sk["mode"] == "skeleton" and "    def load(" in sk["text"], sk["text"]
         path.write_text(twin_signatures_text(extra=10))
@@ -567,8 +570,6 @@ def test_text_a_later_answer_took_is_no_change_where_its_own_version_puts_it_now
             " below are not changed (shown again: your earlier answers had this text at other line numbers)")
             for line in after["text"].splitlines()), after["text"]
         judge([("sk", sk), ("r0", r0)], after, path, {}, lines)
-    finally:
-        ws.close()
 
 
 def rust_with_long_docs(extra: tuple[str, ...] = ()) -> str:
@@ -588,19 +589,12 @@ def test_a_change_inside_a_doc_comment_the_agent_never_saw_is_named_not_shown_in
     """A push changed lines inside a doc comment the skeleton had elided: the delta showed
     the new lines between elided markers, and a real agent called it "scattered fragments
     with hidden pieces in between". It is one marker, named in the header."""
-    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    path = tmp_path / "lib.rs"
-    path.write_text(rust_with_long_docs())
-    ws = Workspace(tmp_path)
-    try:
+    with repo_with(tmp_path, monkeypatch, "lib.rs", rust_with_long_docs()) as (ws, path):
         sk = read_file(ws, path, "s", answer_id="sk", present=[], front="mcp").response
         assert sk["mode"] == "skeleton" and "part 15" not in sk["text"], sk["text"]
         pushed = rust_with_long_docs(("/// A note added by a push.", "/// And a second one."))
         path.write_text(pushed)
         after = read_file(ws, path, "s", answer_id="r1", present=["sk"], front="mcp").response
-    finally:
-        ws.close()
     assert after["mode"] == "delta", after["text"]
     assert "Changed inside code you have not read (still elided): f1." in after["text"].splitlines()[0], after["text"]
     assert "added by a push" not in after["text"] and "part 15" not in after["text"], after["text"]
@@ -614,13 +608,8 @@ def test_a_change_in_the_tail_a_capped_skeleton_elided_names_its_symbol_only(tmp
     """A skeleton cut at the host's cap leaves the file's tail one elided run; a push
     changed one function there: that function's marker says it changed, not every body
     of the tail (FluentValidation: a real agent was told twenty bodies had changed)."""
-    monkeypatch.setenv("SYMBOLPACK_DIR", str(tmp_path / ".state"))
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    path = tmp_path / "m.py"
     v1 = ["import os", ""] + [line for k in range(40) for line in py_function(k, body=12)]
-    path.write_text("\n".join(v1) + "\n")
-    ws = Workspace(tmp_path)
-    try:
+    with repo_with(tmp_path, monkeypatch, "m.py", "\n".join(v1) + "\n") as (ws, path):
         capped = ReadPolicy(max_answer_chars=2500)
         sk = read_file(ws, path, "s", answer_id="sk", present=[], front="mcp", policy=capped).response
         assert "to fit the tool's output limit" in sk["text"] and "def f35(" not in sk["text"], sk["text"]
@@ -629,8 +618,6 @@ def test_a_change_in_the_tail_a_capped_skeleton_elided_names_its_symbol_only(tmp
         v2[at:at + 1] = ["    y4 = x + 3504", "    y4b = y4 * 2"]  # f35 grows by a line
         path.write_text("\n".join(v2) + "\n")
         after = read_file(ws, path, "s", answer_id="r1", present=["sk"], front="mcp", policy=capped).response
-    finally:
-        ws.close()
     changed = [line for line in after["text"].splitlines() if " elided, changed" in line]
     assert len(changed) <= 1 and all('"f35"' in line for line in changed), after["text"]
     assert "f35 (new)" not in after["text"].splitlines()[0], after["text"]  # its declaration was held elided
