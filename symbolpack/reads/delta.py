@@ -165,7 +165,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     skeleton elides): the parts are a delta, the rest is drawn as a skeleton draws it
     (`read._first_read`). A skeleton that showed the parts again whole was read as
     "an outline I did not need" and "not the delta I asked for" (real agents)."""
-    from .views import render_delta
+    from .views import labelled_again, render_delta
 
     new = current.lines
     total = len(new)
@@ -335,9 +335,24 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     if whole:
         names = _names_of([s for s in current.symbols or () if s.id in whole], current.symbols)
         header += f" Changed inside code you had elided, shown whole: {_listed(names)}."
-    loose = _line_runs([i for i in range(1, total + 1)
-                        if mapped[i] is None and i not in in_gaps | in_quiet and owner[i] is None
-                        and new[i - 1].strip()])
+    # shown, no change, said: text the answers showed whose line a later answer took (`lost`;
+    # a blank line between such lines goes with them). Not any text like some line shown
+    # (`}`, `///`): labels scattered through new code blurred what was new (real agents),
+    # and never lines no part read stands for
+    again = {i for i in in_gaps - unread if mapped[i] is None and lost_near(i)}
+    again |= {i for i in range(2, total) if mapped[i] is None and not new[i - 1].strip()
+              and i - 1 in again and i + 1 in again}
+    again = _distinct_runs(again, new)
+    real_loose = [i for i in range(1, total + 1)
+                  if mapped[i] is None and i not in in_gaps | in_quiet and owner[i] is None and new[i - 1].strip()]
+    # (and text shown again no label says is no change, among them: pino's `const asJsonChan`,
+    # an earlier answer's line, shown between two listed changes and named nowhere, made a
+    # real agent re-read the range)
+    said_again = labelled_again(again, segments)
+    near = {k for i in real_loose for k in range(i - _LOOSE_CONTEXT, i + _LOOSE_CONTEXT + 1)}
+    loose = _line_runs(sorted(set(real_loose) | {
+        i for i in near & (in_gaps - unread - in_quiet) if 1 <= i <= total and mapped[i] is None and owner[i] is None
+        and status[i] == "S" and new[i - 1].strip() and i not in said_again}))
     if loose:  # an import, a module constant: the header names every change the answer shows
         header += f" {'Also changed' if changed else 'Changed'} outside any symbol: lines {_listed(loose, 6)}."
     names = _names_of([s for s in current.symbols or () if s.id in unseen or s.id in hushed], current.symbols)
@@ -355,14 +370,6 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     held_to = {src for src in mapped[1:] if src is not None}
     gone = {n for n in range(1, len(old)) if known[n] and n not in held_to}  # held lines nothing stands for now
     fresh = {i for i in range(1, total + 1) if mapped[i] is None}
-    # shown, no change, said: text the answers showed whose line a later answer took (`lost`;
-    # a blank line between such lines goes with them). Not any text like some line shown
-    # (`}`, `///`): labels scattered through new code blurred what was new (real agents),
-    # and never lines no part read stands for
-    again = {i for i in in_gaps - unread if mapped[i] is None and lost_near(i)}
-    again |= {i for i in range(2, total) if mapped[i] is None and not new[i - 1].strip()
-              and i - 1 in again and i + 1 in again}
-    again = _distinct_runs(again, new)
     where = anchors(current)
     # lines elided with a change inside: a body changed out of sight, a run no part of which it saw
     hidden_change = {i for i in range(1, total + 1) if status[i] == "E" and (i in in_quiet or (

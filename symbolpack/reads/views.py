@@ -182,7 +182,7 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
               else f"... your {lines_.replace(' is', ' was').replace(' are', ' were')} removed here")
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
     if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
-        marker += ": " + ", ".join(json.dumps(t.rstrip("\r"), ensure_ascii=False) for t in texts)  # (no CRLF "\\r")
+        marker += ": " + ", ".join(json.dumps((t or "").rstrip("\r"), ensure_ascii=False) for t in texts)  # (no CRLF "\\r")
     elif texts and all(t is not None for t in texts):
         # a longer run: its first line of text says which code went (13 lines "gone" and
         # nothing to tell them by left a real agent unsure it had been removed)
@@ -227,10 +227,7 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
         return render_delta(lines, head, hints, anchors, old, gone, fresh, sources, again, changed_hidden) + (
             [tail_marker(lines, tail, hints)] if tail else [])
     out: list[str] = []
-    # (a shorter run too when it is all a shown segment has, between markers: two such
-    # lines read as a change, nothing saying they were not; sidekiq's cleanup)
-    alone = {(seg.start, seg.end) for seg in segments if seg.kind == "shown"}
-    again_runs = {a: b for a, b in number_runs(again) if b - a + 1 >= _AGAIN_RUN or (a, b) in alone}
+    again_runs = {a: b for a, b in number_runs(again) if _labelled(a, b, segments)}
     arrived = {lines[n - 1] for n in fresh if 0 < n <= len(lines)}
 
     def moved(first: int, last: int) -> bool:
@@ -341,6 +338,19 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                                         with_elided=any(r.kind == "elided" for r in run)))
         i = j + 1
     return out
+
+
+def _labelled(first: int, last: int, segments: Sequence[Segment]) -> bool:
+    """Whether a run of text shown again gets its `below are not changed` label: three
+    lines or more, or a shorter one that is all a shown segment has, between markers (two
+    such lines read as a change, nothing saying they were not; sidekiq's cleanup)."""
+    return last - first + 1 >= _AGAIN_RUN or any(
+        seg.kind == "shown" and (seg.start, seg.end) == (first, last) for seg in segments)
+
+
+def labelled_again(again: Collection[int], segments: Sequence[Segment]) -> set[int]:
+    """The lines of *again* a delta's text labels as shown again, no change."""
+    return {k for a, b in number_runs(again) if _labelled(a, b, segments) for k in range(a, b + 1)}
 
 
 def tail_marker(lines: Sequence[str], tail: Sequence[Segment], hints: Hints = CLI) -> str:

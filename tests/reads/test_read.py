@@ -1098,6 +1098,19 @@ def test_text_lost_elsewhere_does_not_hide_a_change_here():
     assert "f3" not in r["text"].splitlines()[0], r["text"]  # lost right there: shown, no change
 
 
+def test_text_shown_again_between_listed_changes_outside_symbols_is_listed_too():
+    """pino's `const asJsonChan = ...`, an earlier answer's line, came back between two
+    changed module lines, no label and not in the header's list: a real agent re-read
+    the range to see whether it had changed."""
+    lines = ["import os", "", "print('a', 1)", "print('b', 2)", "print('c', 3)", "", *py_function(0, 30)]
+    agent = Agent(NO_DIFF)
+    agent.read(current(lines), ReadRequest("m.py", offset=1, limit=len(lines)))
+    again = "print('late', os.environ.get('LATE'))"
+    pushed = ["import os", "", "print('a', 10)", again, "print('c', 30)", "", *py_function(0, 30)]
+    r = agent.read(current(pushed), ReadRequest("m.py", shown=frozenset({again}), lost={again: {("v0", 4)}}))
+    assert r["mode"] == "delta" and "Changed outside any symbol: lines 3-5." in r["text"].splitlines()[0], r["text"]
+
+
 def test_a_function_moved_whole_is_said_moved_not_changed():
     """jackson reordered its error methods: each was named changed (and a real agent
     re-read them all) though its text was the one the agent held, elsewhere."""
