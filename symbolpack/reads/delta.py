@@ -365,6 +365,13 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         header += f" Moved, not changed: {_listed(names)}."
     if removed:
         header += f" Removed: {_listed(removed)}."
+    if not (changed or whole or loose or names or moved or removed or request.own_edits
+            or outline is not None and unread_changed):
+        # (a delta of a copy stitched from versions numbered apart, nothing changed since the
+        # latest: lines shown with no change named read as "the file changed, but every part
+        # is unchanged", a real agent said)
+        header += (" Nothing you read changed: what is shown is text your answers gave at other line numbers,"
+                   " shown again where it is now.")
     header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits
     shown_old = [t if n and n < len(known) and known[n] else None for n, t in enumerate(old)]
     held_to = {src for src in mapped[1:] if src is not None}
@@ -505,6 +512,8 @@ _WINDOW_CONTEXT = 6
 # top-level line (an import, a constant) stands alone
 _LOOSE_CONTEXT = 2
 _HOLE_IN_WINDOW = 4  # elided lines a window shows rather than mark
+_LONE_HOLE = 1  # elided lines shown anywhere: cheaper than their marker (`... 903-903 elided: symbol="Request"`,
+# a whole class named over one hidden line, made a real agent doubt the numbers around it)
 _WHOLE_LEAF_LINES = 40
 
 
@@ -689,7 +698,7 @@ def hidden_change_note(numbers: Sequence[int], current: Current) -> str:
 
 def _show_short_holes(status: list[str], window: AbstractSet[int]) -> None:
     """A short run the agent was told is elided (H), inside a window or between shown
-    lines, is shown (S): a doc comment or a list shown in pieces between one-line
+    lines, or a single line anywhere, is shown (S): a doc comment or a list shown in pieces between one-line
     markers made real agents re-read it, and a moved function shown with two one-line
     markers in its body was "hard to follow" (a body stays elided: it is longer, or not
     all inside the window)."""
@@ -699,8 +708,8 @@ def _show_short_holes(status: list[str], window: AbstractSet[int]) -> None:
         if i <= total and status[i] == "H":
             run.append(i)
             continue
-        if run and len(run) <= _HOLE_IN_WINDOW and (all(k in window for k in run) or (
-                run[0] > 1 and status[run[0] - 1] == "S" and i <= total and status[i] == "S")):
+        if run and (len(run) <= _LONE_HOLE or len(run) <= _HOLE_IN_WINDOW and (all(k in window for k in run) or (
+                run[0] > 1 and status[run[0] - 1] == "S" and i <= total and status[i] == "S"))):
             for k in run:
                 status[k] = "S"
         run = []

@@ -264,7 +264,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
             for n in range(seg.start, seg.end + 1):
                 if n in again_runs:
                     out.extend(numbered(lines, start, n - 1))
-                    out.append(f"... {n}-{again_runs[n]} below are not changed (shown again: your earlier answers"
+                    lines_ = f"{n} below is" if again_runs[n] == n else f"{n}-{again_runs[n]} below are"
+                    out.append(f"... {lines_} not changed (shown again: your earlier answers"
                                f" had this text at other line numbers)")
                     start = n
                 src = sources[n] if n < len(sources) else None
@@ -286,9 +287,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                 out.insert(top, removed_marker(first, last, old, gone="below" if mid else "around here",
                                                above=above if above > seg.start else None, elsewhere=arrived))
             elif gone_runs:  # one note: four stacked above a window read as out of order
-                runs = ", ".join((f"{a}-{b}" if b > a else f"{a}") + (f" (between {n - 1} and {n})" if n > seg.start
-                                                                     else "")
-                                 for a, b, n in gone_runs)
+                # (where each stood is not said: some runs with it, some without, read as hard to map)
+                runs = ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b, _ in gone_runs)
                 out.insert(top, f"... your lines {runs} are gone (removed, or changed into lines shown below)")
             after = None
             i += 1

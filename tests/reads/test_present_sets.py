@@ -625,6 +625,27 @@ def test_a_change_in_the_tail_a_capped_skeleton_elided_names_its_symbol_only(tmp
     judge([("sk", sk)], after, path, {}, v2)
 
 
+def test_a_delta_that_only_renumbers_what_was_read_says_nothing_read_changed(tmp_path, monkeypatch):
+    """A skeleton, a push inside f1's body, f1 read whole as it is now: the copy holds f1
+    at its new numbers and the rest at the old. The next whole read changes nothing the
+    model read; its header said only "changed since the answers you passed", and a real
+    agent looked for the change."""
+    v1 = ["import os", ""] + [line for k in range(8) for line in py_function(k, body=14)]
+    with repo_with(tmp_path, monkeypatch, "m.py", "\n".join(v1) + "\n") as (ws, path):
+        sk = read_file(ws, path, "s", answer_id="sk", present=[], front="mcp").response
+        assert sk["mode"] == "skeleton", sk["text"]
+        v2 = list(v1)
+        at = v2.index("    y3 = x + 103")
+        v2[at:at] = ["    z0 = x * 7", "    z1 = z0 * 7", "    z2 = z1 * 7"]
+        path.write_text("\n".join(v2) + "\n")
+        f1 = read_file(ws, path, "s", answer_id="f1", present=["sk"], front="mcp", symbol="f1").response
+        after = read_file(ws, path, "s", answer_id="r1", present=["sk", "f1"], front="mcp").response
+    header = after["text"].splitlines()[0]
+    assert after["mode"] == "delta" and " Nothing you read changed: what is shown is text your answers gave at other" \
+        " line numbers, shown again where it is now." in header and "Changed" not in header, after["text"]
+    judge([("sk", sk), ("f1", f1)], after, path, {}, v2)
+
+
 def test_a_symbol_never_read_between_parts_from_two_versions_is_not_called_new(tmp_path, monkeypatch):
     """A part read before a push and a part read after it can sit side by side in the
     copy's numbering, with a function the agent never read between them in the file:

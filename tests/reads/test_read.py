@@ -667,9 +667,12 @@ def test_a_short_elided_hole_is_shown_inside_a_window_or_between_shown_lines():
     status = ["", *"SSHSSHHSS"]
     _show_short_holes(status, window=set())
     assert "".join(status) == "SSSSSSSSS"
-    status = ["", *"SHHHHHSUHS"]  # five elided: a marker; one beside an unchanged line: a marker
+    status = ["", *"SHHHHHSUHHS"]  # five elided: a marker; two beside an unchanged line: a marker
     _show_short_holes(status, window=set())
-    assert "".join(status) == "SHHHHHSUHS"
+    assert "".join(status) == "SHHHHHSUHHS"
+    status = ["", *"UUHUU"]  # one line alone anywhere: cheaper shown than its marker (`... 903-903 elided`)
+    _show_short_holes(status, window=set())
+    assert "".join(status) == "UUSUU"
     status = ["", *"UHHU"]  # in a window: shown
     _show_short_holes(status, window={2, 3})
     assert "".join(status) == "USSU"
@@ -1072,8 +1075,7 @@ def test_lines_gone_at_two_places_in_one_window_are_one_note_above_it():
     r = agent.read(current(changed))
     assert r["mode"] == "delta", r["text"]
     notes = [line for line in r["text"].splitlines() if "are gone" in line]
-    assert notes == ["... your lines 74-78 (between 73 and 74), 85-89 (between 79 and 80) are gone (removed, or"
-                     " changed into lines shown below)"], r["text"]
+    assert notes == ["... your lines 74-78, 85-89 are gone (removed, or changed into lines shown below)"], r["text"]
 
 
 def test_text_lost_elsewhere_does_not_hide_a_change_here():
