@@ -512,8 +512,6 @@ _WINDOW_CONTEXT = 6
 # top-level line (an import, a constant) stands alone
 _LOOSE_CONTEXT = 2
 _HOLE_IN_WINDOW = 4  # elided lines a window shows rather than mark
-_LONE_HOLE = 1  # elided lines shown anywhere: cheaper than their marker (`... 903-903 elided: symbol="Request"`,
-# a whole class named over one hidden line, made a real agent doubt the numbers around it)
 _WHOLE_LEAF_LINES = 40
 
 
@@ -698,7 +696,7 @@ def hidden_change_note(numbers: Sequence[int], current: Current) -> str:
 
 def _show_short_holes(status: list[str], window: AbstractSet[int]) -> None:
     """A short run the agent was told is elided (H), inside a window or between shown
-    lines, or a single line anywhere, is shown (S): a doc comment or a list shown in pieces between one-line
+    lines, is shown (S): a doc comment or a list shown in pieces between one-line
     markers made real agents re-read it, and a moved function shown with two one-line
     markers in its body was "hard to follow" (a body stays elided: it is longer, or not
     all inside the window)."""
@@ -708,8 +706,8 @@ def _show_short_holes(status: list[str], window: AbstractSet[int]) -> None:
         if i <= total and status[i] == "H":
             run.append(i)
             continue
-        if run and (len(run) <= _LONE_HOLE or len(run) <= _HOLE_IN_WINDOW and (all(k in window for k in run) or (
-                run[0] > 1 and status[run[0] - 1] == "S" and i <= total and status[i] == "S"))):
+        if run and len(run) <= _HOLE_IN_WINDOW and (all(k in window for k in run) or (
+                run[0] > 1 and status[run[0] - 1] == "S" and i <= total and status[i] == "S")):
             for k in run:
                 status[k] = "S"
         run = []
@@ -817,7 +815,10 @@ def _segments_from_status(status, mapped, owner, across: AbstractSet[int] = froz
             sym = owner[i] if owner[i] is owner[j] else None
             segments.append(Segment("unchanged", i, j, source=mapped[i], symbol=sym.id if sym else None))
         else:
-            one = owner[i] if all(owner[k] is owner[i] for k in range(i, j + 1)) else None
+            # (one line elided is opened by its numbers, not by its symbol's name: `... 903-903
+            # elided: symbol="Request"`, a class named over one hidden line, made a real agent
+            # doubt the numbers around it; shown instead, such a line read as an unexplained change)
+            one = owner[i] if i < j and all(owner[k] is owner[i] for k in range(i, j + 1)) else None
             segments.append(Segment("elided", i, j, source=mapped[i] if kind == "H" else None,
                                     symbol=one.id if one else None))
         i = j + 1

@@ -181,7 +181,9 @@ def removed_marker(first: int, last: int, old: Sequence[str | None] | None, gone
     marker = (f"... your {lines_} gone{where} (removed, or changed into lines shown {gone})" if gone
               else f"... your {lines_.replace(' is', ' was').replace(' are', ' were')} removed here")
     texts = [old[n] for n in range(first, last + 1)] if old is not None and last < len(old) else []
-    if texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
+    if texts and all(t is not None and not t.strip() for t in texts):
+        marker += " (blank)" if len(texts) == 1 else " (blank lines)"
+    elif texts and len(texts) <= _REMOVED_TEXT_LINES and all(t is not None for t in texts):
         marker += ": " + ", ".join(json.dumps((t or "").rstrip("\r"), ensure_ascii=False) for t in texts)  # (no CRLF "\\r")
     elif texts and all(t is not None for t in texts):
         # a longer run: its first line of text says which code went (13 lines "gone" and
@@ -236,7 +238,9 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
         # (lines it was told are elided have no text here: they say nothing either way; a
         # block of FluentValidation's overloads moved up was said removed for them)
         texts = [t for k in range(first, last + 1) if old is not None and k < len(old) and (t := old[k]) is not None]
-        return bool(texts) and all(t in arrived or not t.strip() for t in texts)
+        # (blank lines alone did not move: they went, and the jump of the "were" numbers
+        # over one was read as a line unaccounted for, a real agent said)
+        return any(t.strip() for t in texts) and all(t in arrived or not t.strip() for t in texts)
 
     i = 0
     after: tuple[int, int] | None = None  # (last new line, last copy line) of the previous run with a source

@@ -662,7 +662,7 @@ def test_a_short_elided_hole_is_shown_inside_a_window_or_between_shown_lines():
     """ExpectedId.check, moved, came back with two one-line markers in its shown body
     ("hard to follow", a real agent); a longer hole, or one beside unchanged lines
     outside any window, stays a marker."""
-    from symbolpack.reads.delta import _show_short_holes
+    from symbolpack.reads.delta import _segments_from_status, _show_short_holes
 
     status = ["", *"SSHSSHHSS"]
     _show_short_holes(status, window=set())
@@ -670,9 +670,11 @@ def test_a_short_elided_hole_is_shown_inside_a_window_or_between_shown_lines():
     status = ["", *"SHHHHHSUHHS"]  # five elided: a marker; two beside an unchanged line: a marker
     _show_short_holes(status, window=set())
     assert "".join(status) == "SHHHHHSUHHS"
-    status = ["", *"UUHUU"]  # one line alone anywhere: cheaper shown than its marker (`... 903-903 elided`)
+    status = ["", *"UUHUU"]  # one line alone between markers: a marker (shown, it read as a change)
     _show_short_holes(status, window=set())
-    assert "".join(status) == "UUSUU"
+    assert "".join(status) == "UUHUU"
+    segments = _segments_from_status(status, [None, 1, 2, 3, 4, 5], [None, *[python_symbols(["class A:", "  x = 1"])[0]] * 5])
+    assert [(seg.kind, seg.symbol) for seg in segments][1] == ("elided", None)  # opened by its numbers
     status = ["", *"UHHU"]  # in a window: shown
     _show_short_holes(status, window={2, 3})
     assert "".join(status) == "USSU"
@@ -708,6 +710,11 @@ def test_lines_removed_between_two_held_runs_are_said():
     lines = [f"line {n}" for n in range(1, 21)]
     text = render_delta(lines, [Segment("unchanged", 1, 10, source=1), Segment("unchanged", 11, 20, source=16)])
     assert text == ["... 1-10 unchanged", "... your lines 11-15 were removed here", "... 11-20 unchanged (were 16-25)"]
+    # a blank line that went is said too (the jump of the "were" numbers over it was read as a line unaccounted for)
+    blank = [None, "a", "", "b", "c"]
+    text = render_delta(["a", "b", "c"], [Segment("unchanged", 1, 1, source=1), Segment("unchanged", 2, 3, source=3)],
+                        old=blank)
+    assert text == ["... 1-1 unchanged", "... your line 2 was removed here (blank)", "... 2-3 unchanged (were 3-4)"]
     # a shown line between them stands in for what went: nothing more is said
     text = render_delta(lines, [Segment("unchanged", 1, 9, source=1), Segment("shown", 10, 10),
                                 Segment("unchanged", 11, 20, source=16)])
