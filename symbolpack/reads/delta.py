@@ -177,8 +177,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     shown = request.shown
     # lost text counts where it was lost: where its own version's line is now (set_cookie's
     # signature, shown by a skeleton, its lines then taken by a read of the function above
-    # that the agent's edit had grown by ten lines, was called changed), or, that version
-    # or near where the copy's nearest line above puts it. The same text elsewhere
+    # that the agent's edit had grown by ten lines, was called changed), or near where the
+    # copy's nearest line above puts it. The same text elsewhere
     # (WriteLogger's new `self._write = ...` like BytesLogger's, whose line a re-read had
     # taken) is new there, and its symbol changed (a real agent re-read it)
     where_in_copy: list[int] = []
