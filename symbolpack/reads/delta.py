@@ -365,13 +365,17 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         header += f" Moved, not changed: {_listed(names)}."
     if removed:
         header += f" Removed: {_listed(removed)}."
-    if not (changed or whole or loose or names or moved or removed or request.own_edits
-            or outline is not None and unread_changed):
+    nothing = not (changed or whole or loose or names or moved or removed or request.own_edits
+                   or outline is not None and unread_changed)
+    if nothing and outline is None:
         # (a delta of a copy stitched from versions numbered apart, nothing changed since the
         # latest: lines shown with no change named read as "the file changed, but every part
-        # is unchanged", a real agent said)
-        header += (" Nothing you read changed: what is shown is text your answers gave at other line numbers,"
-                   " shown again where it is now.")
+        # is unchanged", and "changed since ..." beside "nothing you read changed" as a
+        # contradiction, real agents said; every line shown is labelled shown again)
+        header = (f"[DELTA] {request.path}: nothing you read changed {request.hints.delta_since}"
+                  f" ({total} lines now); your answers gave some of its text at other line numbers: that text is"
+                  f" shown again where it is now.")
+        again = {i for i in range(1, total + 1) if status[i] == "S"}
     header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits
     shown_old = [t if n and n < len(known) and known[n] else None for n, t in enumerate(old)]
     held_to = {src for src in mapped[1:] if src is not None}
@@ -381,7 +385,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # lines elided with a change inside: a body changed out of sight, a run no part of which it saw
     hidden_change = {i for i in range(1, total + 1) if status[i] == "E" and (i in in_quiet or (
         (sym := owner[i]) is not None and sym.id in unseen))}
-    body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again, hidden_change)
+    body = render_delta(new, segments, request.hints, where, shown_old, gone, fresh, mapped, again, hidden_change,
+                        label_all=nothing)
     if max_chars and sum(len(line) + 1 for line in body) + len(header) > max_chars - ANSWER_RESERVE:
         if outline is not None and outline[1] != outline[0]:
             # over the cap, the lines never read are elided runs, not an outline: drawn,
@@ -392,7 +397,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         segments, body, cut = _cut_to_fit(
             segments, total, max_chars - ANSWER_RESERVE - len(header) - 300,
             lambda segs, tail: render_delta(new, segs, request.hints, where, shown_old, gone, fresh, mapped, again,
-                                            hidden_change, tail))
+                                            hidden_change, tail, label_all=nothing))
         kept = any(seg.kind == "unchanged" and seg.start > cut for seg in segments)
         header += (f" It stops at line {cut - 1} to fit the tool's output limit: lines {cut}-{total} are "
                    + ("elided but for the parts you hold, marked `unchanged`" if kept else "one elided run")

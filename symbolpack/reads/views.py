@@ -202,7 +202,8 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
                  anchors: dict[int, str] | None = None, old: Sequence[str | None] | None = None,
                  gone: Collection[int] = (), fresh: Collection[int] = (),
                  sources: Sequence[int | None] = (), again: Collection[int] = (),
-                 changed_hidden: Collection[int] = (), tail_from: int | None = None) -> list[str]:
+                 changed_hidden: Collection[int] = (), tail_from: int | None = None,
+                 label_all: bool = False) -> list[str]:
     """A delta's text: shown lines numbered; a run of unchanged lines and of lines
     that were elided and still are, moved together (one offset from the copy), is
     one `unchanged` marker: the agent's copy already says which of them it holds
@@ -226,10 +227,10 @@ def render_delta(lines: Sequence[str], segments: Sequence[Segment], hints: Hints
     if tail_from is not None:
         head = [seg for seg in segments if seg.start < tail_from]
         tail = [seg for seg in segments if seg.start >= tail_from]
-        return render_delta(lines, head, hints, anchors, old, gone, fresh, sources, again, changed_hidden) + (
-            [tail_marker(lines, tail, hints)] if tail else [])
+        return render_delta(lines, head, hints, anchors, old, gone, fresh, sources, again, changed_hidden,
+                            label_all=label_all) + ([tail_marker(lines, tail, hints)] if tail else [])
     out: list[str] = []
-    again_runs = {a: b for a, b in number_runs(again) if _labelled(a, b, segments)}
+    again_runs = {a: b for a, b in number_runs(again) if label_all or _labelled(a, b, segments)}
     arrived = {lines[n - 1] for n in fresh if 0 < n <= len(lines)}
 
     def moved(first: int, last: int) -> bool:

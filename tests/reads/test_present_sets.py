@@ -641,8 +641,14 @@ def test_a_delta_that_only_renumbers_what_was_read_says_nothing_read_changed(tmp
         f1 = read_file(ws, path, "s", answer_id="f1", present=["sk"], front="mcp", symbol="f1").response
         after = read_file(ws, path, "s", answer_id="r1", present=["sk", "f1"], front="mcp").response
     header = after["text"].splitlines()[0]
-    assert after["mode"] == "delta" and " Nothing you read changed: what is shown is text your answers gave at other" \
-        " line numbers, shown again where it is now." in header and "Changed" not in header, after["text"]
+    assert after["mode"] == "delta" and header.startswith(
+        "[DELTA] m.py: nothing you read changed since the answers you passed in known (149 lines now); your answers"
+        " gave some of its text at other line numbers: that text is shown again where it is now."), after["text"]
+    assert "Changed" not in header and ": changed since" not in header, header
+    # every line shown says it is text shown again
+    shown = [n for seg in after["segments"] if seg["kind"] == "shown" for n in range(seg["start"], seg["end"] + 1)]
+    labels = [line for line in after["text"].splitlines() if "not changed (shown again" in line]
+    assert shown and len(labels) >= 1, after["text"]
     judge([("sk", sk), ("f1", f1)], after, path, {}, v2)
 
 
