@@ -33,12 +33,23 @@ class Match(namedtuple("Match", ["symbol", "score"])):
     score: float
 
 
+def _outermost(hits: list[SymbolSlice]) -> list[SymbolSlice]:
+    """*hits* but those inside another hit: a C# or Java class and its constructors share
+    the name, and `AutoMapperConfigurationException` was refused as ambiguous (a real
+    agent spent a call on it); the class holds them."""
+    return [s for s in hits if not any(o is not s and o.path == s.path and o.lines[0] <= s.lines[0]
+                                       and s.lines[1] <= o.lines[1] and o.lines != s.lines for o in hits)]
+
+
 def _exact(query: str, symbols: Sequence[SymbolSlice]) -> list[SymbolSlice]:
     # id, local id (`Qual.name#2`: what a file-scoped lookup gets), qualname, name
-    for key in (lambda s: s.id, local_id, lambda s: s.qualname, lambda s: s.name):
+    for key in (lambda s: s.id, local_id, lambda s: s.qualname):
         hits = [s for s in symbols if key(s) == query]
         if hits:
             return hits
+    hits = _outermost([s for s in symbols if s.name == query])
+    if hits:
+        return hits
     low = query.lower()
     for key in (lambda s: s.qualname.lower(), lambda s: s.name.lower()):
         hits = [s for s in symbols if key(s) == low]

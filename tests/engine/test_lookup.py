@@ -55,6 +55,21 @@ def test_one_line_overloads_alike_are_no_stubs_of_one_another(make_repo):
         "Ext.PrecisionScale#2 (lines 6-8, declared on 7)."), both
 
 
+def test_a_class_named_like_its_constructors_is_the_class(make_repo):
+    """C#'s constructors share their class's name: `AutoMapperConfigurationException`
+    was refused as ambiguous between the class and its three constructors, and a real
+    agent spent a call on it. The class holds them: the name reads the class."""
+    source = ["namespace Mapping;", "", "public class ConfigError : Exception", "{",
+              "    public ConfigError() { }",
+              "    public ConfigError(string message) : base(message) { }",
+              "    public ConfigError(string message, Exception inner) : base(message, inner) { }",
+              "    public ConfigError(Exception inner) : base(inner.Message, inner) { }",
+              "    public string Detail { get; set; }", "}"]
+    root = make_repo({"ConfigError.cs": "\n".join(source) + "\n"})
+    out = tldrs(root, "read", "ConfigError.cs", "--symbol", "ConfigError", "--session-id", "s", check=True).stdout
+    assert [line.split("\t")[0].strip() for line in out.splitlines() if "\t" in line] == [str(n) for n in range(3, 11)], out
+
+
 def test_a_name_defined_several_times_reads_them_all_and_a_local_id_one(make_repo):
     """Not overloads: a definition per platform (Rust's macro per `cfg`), each whole.
     The name reads every one of them, the header naming each by its local id (one
