@@ -373,8 +373,8 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
         # is unchanged", and "changed since ..." beside "nothing you read changed" as a
         # contradiction, real agents said; every line shown is labelled shown again)
         header = (f"[DELTA] {request.path}: nothing you read changed {request.hints.delta_since}"
-                  f" ({total} lines now); your answers gave some of its text at other line numbers: that text is"
-                  f" shown again where it is now.")
+                  f" {request.hints.delta_lengths(copy.length, total)}; your answers gave some of its text at other"
+                  f" line numbers: that text is shown again where it is now.")
         again = {i for i in range(1, total + 1) if status[i] == "S"}
     header += " Your own edit is shown as it is now." if request.own_edits else request.hints.delta_edits
     shown_old = [t if n and n < len(known) and known[n] else None for n, t in enumerate(old)]
