@@ -12,7 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` costs milliseconds at start-up; only type checkers need it
 if TYPE_CHECKING:
-    from typing import AbstractSet, Callable, Collection, Iterable, Mapping, Sequence
+    from typing import AbstractSet, Callable, Collection, Mapping, Sequence
 
     from ..engine.symbols import SymbolSlice
     from .views import Segment, UnifiedDiff
@@ -106,17 +106,14 @@ def _mostly_unmatched(sym, owner, mapped, total: int) -> bool:
     return bool(own) and 2 * sum(mapped[i] is None for i in own) > len(own)
 
 
-def _in_a_version(sym, new: Sequence[str], versions: Iterable[Sequence[str]]) -> bool:
-    """Whether one of *versions* (texts: the copy's own, its gaps None) has *sym*'s
-    lines, all of them, as one run."""
+def _held_as_run(sym, new: Sequence[str], held: Sequence[str | None]) -> bool:
+    """Whether *held* (the copy's text, its gaps None) has *sym*'s lines, all of them,
+    as one run."""
     block = list(new[sym.lines[0] - 1:sym.lines[1]])
     if len(block) < _MOVED_MIN:
         return False
-    for text in versions:
-        for k in range(len(text) - len(block) + 1):
-            if text[k] == block[0] and list(text[k:k + len(block)]) == block:
-                return True
-    return False
+    return any(held[k] == block[0] and list(held[k:k + len(block)]) == block
+               for k in range(len(held) - len(block) + 1))
 
 
 _MOVED_MIN = 3  # lines a block must have to be found moved (a `}` alone moves nowhere)
@@ -240,7 +237,7 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     # (said apart; jackson's reordered methods were named changed). The copy's text, not
     # any version's it was made of: one whose answer elided the symbol, the copy holding
     # an older text of it, made a real agent doubt a "moved, not changed" it had not read
-    held_whole = {sym.id for sym in current.symbols or () if sym.id in dirty and _in_a_version(sym, new, (old[1:],))}
+    held_whole = {sym.id for sym in current.symbols or () if sym.id in dirty and _held_as_run(sym, new, old[1:])}
     moved = {sid for sid in held_whole if _mostly_unmatched(by_id[sid], owner, mapped, total)}
     # (one the alignment paired in part, a removal point inside it, its text all there
     # as a run: not changed, and not said to be: StopWatch.unsplit was "lines removed")
@@ -360,9 +357,9 @@ def delta_outcome(request, current, copy: AgentCopy, old: Sequence, known: Seque
     if names:
         header += f" Changed inside code you have not read (still elided): {_listed(names)}."
     if moved:
-        names = _names_of([s for s in current.symbols or () if s.id in moved], current.symbols,
-                          lambda group: len(group) == 1 and group[0].qualname not in split)
-        header += f" Moved, not changed: {_listed(names)}."
+        moved_names = _names_of([s for s in current.symbols or () if s.id in moved], current.symbols,
+                                lambda group: len(group) == 1 and group[0].qualname not in split)
+        header += f" Moved, not changed: {_listed(moved_names)}."
     if removed:
         header += f" Removed: {_listed(removed)}."
     nothing = not (changed or whole or loose or names or moved or removed or request.own_edits
@@ -444,9 +441,9 @@ def _cut_to_fit(segments: list, total: int, room: int,
     """The longest head of *segments* whose rendering, with the rest of the file elided,
     fits *room* characters (a host cut a longer delta itself, and the copy recorded lines
     the model never got): those segments with the tail, the text, and where the tail
-    starts. The tail keeps the
-    `unchanged` runs (a marker each): a tail that elided them took from the copy the
-    parts the agent held, and its ids were called "not needed" (a real agent doubted)."""
+    starts. The tail keeps the `unchanged` runs (named in one line, `views.tail_marker`):
+    a tail that elided them took from the copy the parts the agent held, and its ids
+    were called "not needed" (a real agent doubted)."""
     from .views import Segment
 
     keep = True  # the tail's `unchanged` runs, unless even the shortest head does not fit with them
